@@ -1,0 +1,61 @@
+# Thin wrapper around waf, as in Samba.  The two commands a newcomer needs:
+#   make run    set up, build, start smbd on the embedded default
+#   make test   set up, build, run every test (unit, ASan+UBSan, fuzz
+#               corpus replay, integration with real clients)
+WAF = buildtools/bin/waf
+ASAN_WAF = WAFLOCK=.lock-waf_asan CC=clang buildtools/bin/waf
+
+.PHONY: all deps build asan run test unit integration fuzz compat bench \
+	install clean distclean
+
+all: build
+
+deps:
+	@buildtools/install-deps.sh
+
+build/c4che/_cache.py: | deps
+	@$(WAF) configure
+
+build: deps build/c4che/_cache.py
+	@$(WAF) build
+
+# The sanitizer build: clang, ASan+UBSan, libFuzzer harnesses.
+build-asan/c4che/_cache.py: | deps
+	@$(ASAN_WAF) configure -o build-asan --sanitize --fuzz
+
+asan: deps build-asan/c4che/_cache.py
+	@$(ASAN_WAF) build
+
+run: build
+	@mkdir -p share
+	@echo "ringsmb: serving ./share as //127.0.0.1/share on port 4445"
+	@echo "connect: smbclient -N //127.0.0.1/share -p 4445"
+	@exec bin/smbd -F --debug-stdout -d 1
+
+test: build asan
+	@.venv/bin/python3 tests/runner.py
+
+unit: build asan
+	@.venv/bin/python3 tests/runner.py --only unit
+
+integration: build asan
+	@.venv/bin/python3 tests/runner.py --only integration
+
+fuzz: asan
+	@tests/fuzz/run-fuzzers.sh
+
+compat: build
+	@.venv/bin/python3 -m pytest -q tests/compat
+
+bench: build
+	@tests/bench/run.sh
+
+install: build
+	@$(WAF) install
+
+clean:
+	@$(WAF) clean 2>/dev/null || true
+	@$(ASAN_WAF) clean 2>/dev/null || true
+
+distclean:
+	rm -rf build build-asan bin .venv .lock-waf*

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# ringsmb top-level waf build (see shared/DESIGN.md section 1-2).
+import os
+
+APPNAME = 'ringsmb'
+VERSION = '0.1.0'
+
+top = '.'
+out = 'build'
+
+# Every directory with a wscript, in dependency order.
+SUBDIRS = [
+    'lib/util', 'lib/uring', 'lib/smb2', 'lib/crypto', 'lib/auth',
+    'lib/param', 'source3/modules', 'source3/smbd', 'source3/utils',
+    'tests/unit', 'tests/fuzz',
+]
+
+PKGS = [
+    # (pkg-config name, uselib name, Debian package)
+    ('talloc', 'TALLOC', 'libtalloc-dev'),
+    ('tevent', 'TEVENT', 'libtevent-dev'),
+    ('liburing >= 2.3', 'URING', 'liburing-dev'),
+    ('gnutls', 'GNUTLS', 'libgnutls28-dev'),
+    ('nettle', 'NETTLE', 'nettle-dev'),
+    ('libtasn1', 'TASN1', 'libtasn1-6-dev'),
+    ('cmocka', 'CMOCKA', 'libcmocka-dev'),
+]
+
+
+def _subdirs(ctx):
+    # RINGSMB_ONLY="lib/util lib/uring" limits the build to some directories
+    # (handy while another directory does not build yet).
+    only = os.environ.get('RINGSMB_ONLY')
+    dirs = only.split() if only else SUBDIRS
+    return [d for d in dirs
+            if os.path.exists(os.path.join(ctx.path.abspath(), d, 'wscript'))]
+
+
+def options(opt):
+    opt.load('compiler_c')
+    opt.load('ringsmb_waf', tooldir='buildtools')
+    opt.add_option('--sanitize', action='store_true', default=False,
+                   help='build with AddressSanitizer + UndefinedBehaviorSanitizer')
+    opt.add_option('--fuzz', action='store_true', default=False,
+                   help='build libFuzzer harnesses (needs clang)')
+    opt.add_option('--debug-build', action='store_true', default=False,
+                   help='-O0 -g3')
+
+
+def configure(conf):
+    conf.load('compiler_c')
+    conf.load('ringsmb_waf', tooldir='buildtools')
+    for pkg, uselib, deb in PKGS:
+        try:
+            conf.check_cfg(package=pkg.split()[0],
+                           atleast_version=(pkg.split()[2]
+                                            if '>=' in pkg else None),
+                           args='--cflags --libs', uselib_store=uselib,
+                           msg='Checking for %s' % pkg)
+        except conf.errors.ConfigurationError:
+            conf.fatal('%s not found: install the Debian package %s '
+                       '(buildtools/install-deps.sh installs everything)'
+                       % (pkg, deb))
+    conf.check_cc(header_name='linux/openat2.h', uselib_store='OPENAT2',
+                  mandatory=True, msg='Checking for linux/openat2.h')
+    conf.env.append_value('INCLUDES', [conf.path.abspath()])
+    opt = '-O0' if conf.options.debug_build else '-O2'
+    conf.env.append_value('CFLAGS', [
+        opt, '-g', '-std=gnu11', '-Wall', '-Wextra', '-Wno-unused-parameter',
+        '-Wno-sign-compare', '-Wno-missing-field-initializers',
+        '-Werror=implicit-function-declaration',
+        '-Werror=incompatible-pointer-types', '-Werror=int-conversion',
+        '-Werror=return-type', '-D_GNU_SOURCE', '-fno-strict-aliasing',
+    ])
+    if conf.options.sanitize:
+        san = ['-fsanitize=address,undefined', '-fno-omit-frame-pointer',
+               '-fno-sanitize-recover=undefined']
+        conf.env.append_value('CFLAGS', san)
+        conf.env.append_value('LINKFLAGS', san)
+        conf.env.SANITIZE = True
+    conf.env.FUZZ = bool(conf.options.fuzz)
+    if conf.env.FUZZ:
+        conf.env.append_value('CFLAGS', ['-fsanitize=fuzzer-no-link'])
+    conf.env.VERSION = VERSION
+    conf.define('RINGSMB_VERSION', VERSION)
+    conf.write_config_header('config.h')
+
+
+def build(bld):
+    bld.recurse(_subdirs(bld))
