@@ -1,0 +1,441 @@
+/*
+ * The VFS stack: building a share's chain of modules, dispatching each op
+ * to the first module that implements it, and the NTSTATUS edge.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "source3/modules/vfs.h"
+#include "lib/param/param.h"
+#include "lib/util/debug.h"
+
+/* Samba's VFS_FIND: skip modules that leave the op to the next one. */
+#define VFS_FIND(m, op) do { \
+	while ((m) != NULL && (m)->ops->op == NULL) { \
+		(m) = (m)->next; \
+	} \
+} while (0)
+
+static const struct vfs_ops *const vfs_registry[] = {
+	&vfs_io_uring_ops,
+	&vfs_noop_ops,
+};
+
+static const struct vfs_ops *vfs_lookup(const char *name)
+{
+	size_t i;
+
+	/* Samba's spellings: "io_uring", also "vfs_io_uring" */
+	if (strncmp(name, "vfs_", 4) == 0) {
+		name += 4;
+	}
+	for (i = 0; i < sizeof(vfs_registry) / sizeof(vfs_registry[0]); i++) {
+		if (strcmp(vfs_registry[i]->name, name) == 0) {
+			return vfs_registry[i];
+		}
+	}
+	return NULL;
+}
+
+static struct vfs_module *vfs_module_new(struct vfs_handle *vfs,
+					 const struct vfs_ops *ops,
+					 struct vfs_module *next)
+{
+	struct vfs_module *m = talloc_zero(vfs, struct vfs_module);
+
+	if (m == NULL) {
+		return NULL;
+	}
+	m->ops = ops;
+	m->vfs = vfs;
+	m->next = next;
+	return m;
+}
+
+static int vfs_handle_destructor(struct vfs_handle *vfs)
+{
+	struct vfs_module *m = vfs->top;
+
+	VFS_FIND(m, disconnect);
+	if (m != NULL) {
+		m->ops->disconnect(m);
+	}
+	if (vfs->root_fd != -1) {
+		close(vfs->root_fd);
+		vfs->root_fd = -1;
+	}
+	return 0;
+}
+
+/* The stack is built bottom-up: the first name listed is the top. */
+static NTSTATUS vfs_build_stack(struct vfs_handle *vfs,
+				const char *const *objects)
+{
+	size_t n = 0;
+	struct vfs_module *m = vfs_module_new(vfs, &vfs_default_ops, NULL);
+
+	if (m == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	while (objects != NULL && objects[n] != NULL) {
+		n++;
+	}
+	while (n-- > 0) {
+		const char *name = objects[n];
+		const struct vfs_ops *ops = NULL;
+
+		if (strcmp(name, "default") == 0 ||
+		    strcmp(name, "vfs_default") == 0) {
+			continue;
+		}
+		ops = vfs_lookup(name);
+		if (ops == NULL) {
+			DBG_ERR("share [%s]: unknown vfs object \"%s\"\n",
+				vfs->share_name, name);
+			return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+		}
+		m = vfs_module_new(vfs, ops, m);
+		if (m == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	vfs->top = m;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+			  const char *share_name, const char *path,
+			  const char *const *vfs_objects,
+			  bool io_uring_enabled, struct vfs_handle **out)
+{
+	struct vfs_handle *vfs = talloc_zero(mem_ctx, struct vfs_handle);
+	struct vfs_module *m = NULL;
+	NTSTATUS status;
+	int ret;
+
+	if (vfs == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	vfs->ev = ev;
+	vfs->root_fd = -1;
+	vfs->io_uring_enabled = io_uring_enabled;
+	vfs->share_name = talloc_strdup(vfs, share_name ? share_name : "");
+	vfs->root_path = talloc_strdup(vfs, path);
+	if (vfs->share_name == NULL || vfs->root_path == NULL) {
+		talloc_free(vfs);
+		return NT_STATUS_NO_MEMORY;
+	}
+	talloc_set_destructor(vfs, vfs_handle_destructor);
+
+	status = vfs_build_stack(vfs, vfs_objects);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(vfs);
+		return status;
+	}
+	m = vfs->top;
+	VFS_FIND(m, connect);
+	ret = m->ops->connect(m, path);
+	if (ret < 0) {
+		DBG_ERR("share [%s]: cannot open path \"%s\": %s\n",
+			vfs->share_name, path, strerror(-ret));
+		talloc_free(vfs);
+		return ntstatus_from_errno(-ret);
+	}
+	*out = vfs;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+		     const struct lp_share *share, bool io_uring_enabled,
+		     struct vfs_handle **out)
+{
+	return vfs_connect_path(mem_ctx, ev, share->name, share->path,
+				(const char *const *)share->vfs_objects,
+				io_uring_enabled, out);
+}
+
+/* ---- passing a call down ---- */
+
+int vfs_next_connect(struct vfs_module *m, const char *path)
+{
+	m = m->next;
+	VFS_FIND(m, connect);
+	return m->ops->connect(m, path);
+}
+
+void vfs_next_disconnect(struct vfs_module *m)
+{
+	m = m->next;
+	VFS_FIND(m, disconnect);
+	if (m != NULL) {
+		m->ops->disconnect(m);
+	}
+}
+
+int vfs_next_openat(struct vfs_module *m, const char *path, int flags,
+		    int *fd, struct statx *st)
+{
+	m = m->next;
+	VFS_FIND(m, openat);
+	return m->ops->openat(m, path, flags, fd, st);
+}
+
+int vfs_next_fstat(struct vfs_module *m, struct vfs_fh *fh,
+		   struct statx *st)
+{
+	m = m->next;
+	VFS_FIND(m, fstat);
+	return m->ops->fstat(m, fh, st);
+}
+
+int vfs_next_statat(struct vfs_module *m, struct vfs_fh *dirfh,
+		    const char *dir_path, const char *name, struct statx *st)
+{
+	m = m->next;
+	VFS_FIND(m, statat);
+	return m->ops->statat(m, dirfh, dir_path, name, st);
+}
+
+int vfs_next_statvfs(struct vfs_module *m, struct statvfs *st)
+{
+	m = m->next;
+	VFS_FIND(m, statvfs);
+	return m->ops->statvfs(m, st);
+}
+
+struct tevent_req *vfs_next_pread_send(struct vfs_module *m,
+				       TALLOC_CTX *mem_ctx,
+				       struct tevent_context *ev,
+				       struct vfs_fh *fh, void *buf,
+				       size_t len, uint64_t off)
+{
+	m = m->next;
+	VFS_FIND(m, pread_send);
+	return m->ops->pread_send(m, mem_ctx, ev, fh, buf, len, off);
+}
+
+struct tevent_req *vfs_next_pwrite_send(struct vfs_module *m,
+					TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct vfs_fh *fh, const void *buf,
+					size_t len, uint64_t off)
+{
+	m = m->next;
+	VFS_FIND(m, pwrite_send);
+	return m->ops->pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
+}
+
+struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
+				       TALLOC_CTX *mem_ctx,
+				       struct tevent_context *ev,
+				       struct vfs_fh *fh)
+{
+	m = m->next;
+	VFS_FIND(m, fsync_send);
+	return m->ops->fsync_send(m, mem_ctx, ev, fh);
+}
+
+/* ---- the public calls: dispatch from the top, errno -> NTSTATUS ---- */
+
+static NTSTATUS vfs_status(int ret)
+{
+	return ret < 0 ? ntstatus_from_errno(-ret) : NT_STATUS_OK;
+}
+
+static int vfs_fh_destructor(struct vfs_fh *fh)
+{
+	if (fh->fd != -1) {
+		close(fh->fd);
+		fh->fd = -1;
+	}
+	return 0;
+}
+
+NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
+		    const char *path, int flags, struct vfs_fh **out,
+		    struct statx *st)
+{
+	struct vfs_module *m = vfs->top;
+	struct vfs_fh *fh = NULL;
+	struct statx local;
+	int fd = -1;
+	int ret;
+
+	fh = talloc_zero(mem_ctx, struct vfs_fh);
+	if (fh == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	VFS_FIND(m, openat);
+	ret = m->ops->openat(m, path, flags, &fd, st ? st : &local);
+	if (ret < 0) {
+		talloc_free(fh);
+		return ntstatus_from_errno(-ret);
+	}
+	fh->vfs = vfs;
+	fh->fd = fd;
+	fh->is_path_only = (flags & O_PATH) != 0;
+	talloc_set_destructor(fh, vfs_fh_destructor);
+	*out = fh;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_fstat(struct vfs_fh *fh, struct statx *st)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, fstat);
+	return vfs_status(m->ops->fstat(m, fh, st));
+}
+
+NTSTATUS vfs_statat(struct vfs_fh *dirfh, const char *dir_path,
+		    const char *name, struct statx *st)
+{
+	struct vfs_module *m = dirfh->vfs->top;
+
+	VFS_FIND(m, statat);
+	return vfs_status(m->ops->statat(m, dirfh, dir_path, name, st));
+}
+
+NTSTATUS vfs_statvfs(struct vfs_handle *vfs, struct statvfs *st)
+{
+	struct vfs_module *m = vfs->top;
+
+	VFS_FIND(m, statvfs);
+	return vfs_status(m->ops->statvfs(m, st));
+}
+
+/* ---- async I/O ---- */
+
+void vfs_io_done(struct tevent_req *req, size_t count)
+{
+	struct vfs_io_state *state = _tevent_req_data(req);
+
+	state->count = count;
+	tevent_req_done(req);
+}
+
+int vfs_io_recv(struct tevent_req *req, size_t *count)
+{
+	struct vfs_io_state *state = _tevent_req_data(req);
+	enum tevent_req_state rs;
+	uint64_t err = 0;
+
+	if (tevent_req_is_error(req, &rs, &err)) {
+		if (rs == TEVENT_REQ_USER_ERROR && err != 0) {
+			return -(int)err;
+		}
+		return rs == TEVENT_REQ_NO_MEMORY ? -ENOMEM : -EIO;
+	}
+	if (count != NULL) {
+		*count = state->count;
+	}
+	return 0;
+}
+
+/* An I/O range that a file may not hold (STYLE.md rule 16). */
+static bool vfs_range_invalid(uint64_t off, size_t len)
+{
+	return off > INT64_MAX || (uint64_t)len > INT64_MAX - off;
+}
+
+/* A request that fails with err once the event loop runs. */
+static struct tevent_req *vfs_io_fail(TALLOC_CTX *mem_ctx,
+				      struct tevent_context *ev, int err)
+{
+	struct vfs_io_state *state = NULL;
+	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
+						   struct vfs_io_state);
+
+	if (req == NULL) {
+		return NULL;
+	}
+	tevent_req_error(req, err);
+	return tevent_req_post(req, ev);
+}
+
+struct tevent_req *vfs_pread_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct vfs_fh *fh, void *buf, size_t len,
+				  uint64_t off)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	if (vfs_range_invalid(off, len)) {
+		return vfs_io_fail(mem_ctx, ev, EINVAL);
+	}
+	VFS_FIND(m, pread_send);
+	return m->ops->pread_send(m, mem_ctx, ev, fh, buf, len, off);
+}
+
+NTSTATUS vfs_pread_recv(struct tevent_req *req, size_t *nread)
+{
+	return vfs_status(vfs_io_recv(req, nread));
+}
+
+struct tevent_req *vfs_pwrite_send(TALLOC_CTX *mem_ctx,
+				   struct tevent_context *ev,
+				   struct vfs_fh *fh, const void *buf,
+				   size_t len, uint64_t off)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	if (vfs_range_invalid(off, len)) {
+		return vfs_io_fail(mem_ctx, ev, EINVAL);
+	}
+	VFS_FIND(m, pwrite_send);
+	return m->ops->pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
+}
+
+NTSTATUS vfs_pwrite_recv(struct tevent_req *req, size_t *nwritten)
+{
+	return vfs_status(vfs_io_recv(req, nwritten));
+}
+
+struct tevent_req *vfs_fsync_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct vfs_fh *fh)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, fsync_send);
+	return m->ops->fsync_send(m, mem_ctx, ev, fh);
+}
+
+NTSTATUS vfs_fsync_recv(struct tevent_req *req)
+{
+	return vfs_status(vfs_io_recv(req, NULL));
+}
+
+/* ---- enumeration ---- */
+
+NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
+		     struct vfs_dir **out)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, opendir);
+	return vfs_status(m->ops->opendir(m, mem_ctx, fh, out));
+}
+
+NTSTATUS vfs_readdir(struct vfs_dir *dir, struct vfs_dirent *ent)
+{
+	struct vfs_module *m = dir->fh->vfs->top;
+	int ret;
+
+	VFS_FIND(m, readdir);
+	ret = m->ops->readdir(m, dir, ent);
+	if (ret == 0) {
+		return NT_STATUS_NO_MORE_FILES;
+	}
+	return vfs_status(ret);
+}
+
+NTSTATUS vfs_rewinddir(struct vfs_dir *dir)
+{
+	struct vfs_module *m = dir->fh->vfs->top;
+
+	VFS_FIND(m, rewinddir);
+	return vfs_status(m->ops->rewinddir(m, dir));
+}

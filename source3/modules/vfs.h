@@ -1,0 +1,229 @@
+/*
+ * The VFS stack (DESIGN.md section 3, STYLE.md rule 24).
+ *
+ * A share's stack is a chain of modules, configured with `vfs objects`,
+ * with vfs_default always last.  A module is a table of operations listing
+ * only what it changes; a NULL slot means "ask the next module", so a
+ * module that overrides pread leaves everything else to the modules
+ * below it.
+ *
+ * Paths are relative to the share root and resolved by vfs_default with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): `..` and symlinks
+ * that leave the share are refused by the kernel, symlinks that stay
+ * inside it work.
+ *
+ * Errors: the public vfs_* calls return NTSTATUS.  Modules return -errno
+ * (like lib/uring); the errno is turned into an NTSTATUS by the one table,
+ * ntstatus_from_errno(), here at the edge and nowhere else (STYLE.md
+ * rule 4).
+ */
+#ifndef RINGSMB_VFS_H
+#define RINGSMB_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <talloc.h>
+#include <tevent.h>
+#include "lib/util/ntstatus.h"
+
+struct lp_share;
+struct vfs_module;
+
+/* One share's stack: the modules and the share root (O_PATH). */
+struct vfs_handle {
+	struct tevent_context *ev;
+	const char *share_name;
+	const char *root_path;
+	int root_fd;
+	bool io_uring_enabled;
+	struct vfs_module *top;
+};
+
+/*
+ * An open file or directory.  A talloc destructor closes the fd, so
+ * talloc_free() is the close (STYLE.md rule 7).  The destructor does not
+ * touch the stack (there is no close op): the vfs_fh and the vfs_handle
+ * are siblings under a tcon and talloc frees siblings in any order.
+ */
+struct vfs_fh {
+	struct vfs_handle *vfs;
+	int fd;
+	bool is_path_only;      /* O_PATH: metadata only, no data access */
+	void *private_data;     /* for modules */
+};
+
+/* One entry from vfs_readdir(): never "." or "..". */
+struct vfs_dirent {
+	const char *name;       /* points into the vfs_dir's buffer */
+	uint64_t ino;
+	unsigned char type;     /* DT_* */
+};
+
+/* An enumeration of an open directory; modules hang their state here. */
+struct vfs_dir {
+	struct vfs_fh *fh;
+	void *private_data;
+};
+
+/* A module instance in a stack. */
+struct vfs_module {
+	struct vfs_module *next;        /* toward vfs_default */
+	const struct vfs_ops *ops;
+	struct vfs_handle *vfs;
+	void *private_data;
+};
+
+/*
+ * The op table.  Every op gets the module it is called on, so a module can
+ * call vfs_next_<op>(m, ...) to pass the call down.  Returns are -errno or
+ * 0 (>= 0 counts for I/O).
+ */
+struct vfs_ops {
+	const char *name;
+
+	int (*connect)(struct vfs_module *m, const char *path);
+	void (*disconnect)(struct vfs_module *m);
+
+	/*
+	 * path is share-relative, '/'-separated, "" for the root; resolved
+	 * beneath the share root.  flags as open(2); the module adds
+	 * O_CLOEXEC and the resolve flags.  Fills *st for the opened object
+	 * (the caller needs it anyway, and it saves a syscall).  A FIFO or
+	 * device is opened non-blocking and never read by the VFS's users.
+	 */
+	int (*openat)(struct vfs_module *m, const char *path, int flags,
+		      int *fd, struct statx *st);
+	int (*fstat)(struct vfs_module *m, struct vfs_fh *fh,
+		     struct statx *st);
+	/* metadata of a share-relative path, following links inside it */
+	int (*statat)(struct vfs_module *m, struct vfs_fh *dirfh,
+		      const char *dir_path, const char *name,
+		      struct statx *st);
+	int (*statvfs)(struct vfs_module *m, struct statvfs *st);
+
+	/*
+	 * Asynchronous I/O, completing from the event loop, never inside
+	 * _send.  pread fills buf up to len bytes or EOF (short reads are
+	 * retried); pwrite writes all of it.  There are no _recv ops: a
+	 * module's request state starts with struct vfs_io_state, so one
+	 * vfs_io_recv() serves every module.
+	 */
+	struct tevent_req *(*pread_send)(struct vfs_module *m,
+					 TALLOC_CTX *mem_ctx,
+					 struct tevent_context *ev,
+					 struct vfs_fh *fh, void *buf,
+					 size_t len, uint64_t off);
+	struct tevent_req *(*pwrite_send)(struct vfs_module *m,
+					  TALLOC_CTX *mem_ctx,
+					  struct tevent_context *ev,
+					  struct vfs_fh *fh, const void *buf,
+					  size_t len, uint64_t off);
+	struct tevent_req *(*fsync_send)(struct vfs_module *m,
+					 TALLOC_CTX *mem_ctx,
+					 struct tevent_context *ev,
+					 struct vfs_fh *fh);
+
+	/* Enumeration of an open directory (not O_PATH). */
+	int (*opendir)(struct vfs_module *m, TALLOC_CTX *mem_ctx,
+		       struct vfs_fh *fh, struct vfs_dir **dir);
+	/* 1: *ent filled; 0: end of directory; < 0: -errno */
+	int (*readdir)(struct vfs_module *m, struct vfs_dir *dir,
+		       struct vfs_dirent *ent);
+	int (*rewinddir)(struct vfs_module *m, struct vfs_dir *dir);
+};
+
+/*
+ * Build the stack of share->vfs_objects (NULL-terminated names, e.g.
+ * "io_uring", "noop") above vfs_default and open the share root.  An
+ * unknown module name fails with OBJECT_NAME_NOT_FOUND and is logged.
+ * io_uring_enabled = false makes vfs_io_uring use the plain fallback.
+ */
+NTSTATUS vfs_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+		     const struct lp_share *share, bool io_uring_enabled,
+		     struct vfs_handle **out);
+
+/* The same, without a parsed share (tests, tools). */
+NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+			  const char *share_name, const char *path,
+			  const char *const *vfs_objects,
+			  bool io_uring_enabled, struct vfs_handle **out);
+
+/*
+ * Opening: flags as open(2) (O_RDONLY, O_PATH, O_DIRECTORY ...); st may be
+ * NULL.  An escape from the share fails (OBJECT_PATH_NOT_FOUND).
+ */
+NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
+		    const char *path, int flags, struct vfs_fh **out,
+		    struct statx *st);
+NTSTATUS vfs_fstat(struct vfs_fh *fh, struct statx *st);
+NTSTATUS vfs_statat(struct vfs_fh *dirfh, const char *dir_path,
+		    const char *name, struct statx *st);
+NTSTATUS vfs_statvfs(struct vfs_handle *vfs, struct statvfs *st);
+
+struct tevent_req *vfs_pread_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct vfs_fh *fh, void *buf, size_t len,
+				  uint64_t off);
+NTSTATUS vfs_pread_recv(struct tevent_req *req, size_t *nread);
+struct tevent_req *vfs_pwrite_send(TALLOC_CTX *mem_ctx,
+				   struct tevent_context *ev,
+				   struct vfs_fh *fh, const void *buf,
+				   size_t len, uint64_t off);
+NTSTATUS vfs_pwrite_recv(struct tevent_req *req, size_t *nwritten);
+struct tevent_req *vfs_fsync_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct vfs_fh *fh);
+NTSTATUS vfs_fsync_recv(struct tevent_req *req);
+
+NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
+		     struct vfs_dir **out);
+/* OK with *ent filled; NO_MORE_FILES at the end */
+NTSTATUS vfs_readdir(struct vfs_dir *dir, struct vfs_dirent *ent);
+NTSTATUS vfs_rewinddir(struct vfs_dir *dir);
+
+/* For modules: pass a call to the next module that implements it. */
+int vfs_next_connect(struct vfs_module *m, const char *path);
+void vfs_next_disconnect(struct vfs_module *m);
+int vfs_next_openat(struct vfs_module *m, const char *path, int flags,
+		    int *fd, struct statx *st);
+int vfs_next_fstat(struct vfs_module *m, struct vfs_fh *fh,
+		   struct statx *st);
+int vfs_next_statat(struct vfs_module *m, struct vfs_fh *dirfh,
+		    const char *dir_path, const char *name, struct statx *st);
+int vfs_next_statvfs(struct vfs_module *m, struct statvfs *st);
+struct tevent_req *vfs_next_pread_send(struct vfs_module *m,
+				       TALLOC_CTX *mem_ctx,
+				       struct tevent_context *ev,
+				       struct vfs_fh *fh, void *buf,
+				       size_t len, uint64_t off);
+struct tevent_req *vfs_next_pwrite_send(struct vfs_module *m,
+					TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct vfs_fh *fh, const void *buf,
+					size_t len, uint64_t off);
+struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
+				       TALLOC_CTX *mem_ctx,
+				       struct tevent_context *ev,
+				       struct vfs_fh *fh);
+
+/*
+ * The common head of every module's async I/O state: a module completes
+ * with vfs_io_done(req, count) or tevent_req_error(req, errno).
+ */
+struct vfs_io_state {
+	size_t count;
+};
+void vfs_io_done(struct tevent_req *req, size_t count);
+/* count or -errno */
+int vfs_io_recv(struct tevent_req *req, size_t *count);
+
+/* The module tables (one per vfs_<name>.c). */
+extern const struct vfs_ops vfs_default_ops;
+extern const struct vfs_ops vfs_io_uring_ops;
+extern const struct vfs_ops vfs_noop_ops;
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * Connection life cycle.
+ */
+#include <string.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "lib/util/debug.h"
+#include "lib/util/dlist.h"
+#include "source3/smbd/pipeline.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/transport.h"
+
+struct smbd_conn_free {
+	struct smbd_conn *conn;
+};
+
+static int conn_destructor(struct smbd_conn *conn)
+{
+	struct smbd_server *server = conn->server;
+
+	/* sessions (and tcons, opens) go first, the socket last */
+	while (conn->sessions != NULL) {
+		talloc_free(conn->sessions);
+	}
+	TALLOC_FREE(conn->transport);
+	if (conn->fd != -1) {
+		close(conn->fd);
+	}
+	DLIST_REMOVE_SIMPLE(server->conns, conn);
+	server->num_conns--;
+	DBG_INFO("%s: connection closed\n", conn->peer);
+	return 0;
+}
+
+static void conn_unauth_timeout(struct tevent_context *ev,
+				struct tevent_timer *te, struct timeval now,
+				void *private_data)
+{
+	struct smbd_conn *conn = private_data;
+	struct smbd_session *s = NULL;
+
+	conn->unauth_timer = NULL;
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		if (s->valid) {
+			return;
+		}
+	}
+	smbd_conn_terminate(conn, "no authenticated session in time");
+}
+
+struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
+				const char *peer)
+{
+	struct smbd_conn *conn = talloc_zero(server, struct smbd_conn);
+
+	if (conn == NULL) {
+		return NULL;
+	}
+	conn->server = server;
+	conn->fd = fd;
+	snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
+	DLIST_ADD_SIMPLE(server->conns, conn);
+	server->num_conns++;
+	talloc_set_destructor(conn, conn_destructor);
+	conn->unauth_timer = tevent_add_timer(
+		server->ev, conn,
+		tevent_timeval_current_ofs(SMBD_UNAUTH_TIMEOUT_SECS, 0),
+		conn_unauth_timeout, conn);
+	if (conn->unauth_timer == NULL ||
+	    smbd_pipeline_init(conn) != 0 ||
+	    smbd_transport_start(conn, smbd_pipeline_got_pdu) != 0) {
+		conn->fd = -1;          /* the caller closes it */
+		talloc_free(conn);
+		return NULL;
+	}
+	DBG_INFO("%s: new connection\n", peer);
+	return conn;
+}
+
+static void conn_free_now(struct tevent_context *ev,
+			  struct tevent_immediate *im, void *private_data)
+{
+	struct smbd_conn *conn = private_data;
+
+	talloc_free(conn);
+}
+
+void smbd_conn_terminate(struct smbd_conn *conn, const char *reason)
+{
+	struct tevent_immediate *im = NULL;
+
+	if (conn->terminating) {
+		return;
+	}
+	conn->terminating = true;
+	DBG_INFO("%s: disconnecting: %s\n", conn->peer, reason);
+	/* stop all I/O now; the memory goes once the stack unwinds */
+	smbd_transport_pause(conn, true);
+	shutdown(conn->fd, SHUT_RDWR);
+	im = tevent_create_immediate(conn);
+	if (im == NULL) {
+		return;         /* freed with the server at exit */
+	}
+	tevent_schedule_immediate(im, conn->server->ev, conn_free_now, conn);
+}

@@ -1,0 +1,47 @@
+/*
+ * The dispatch table (STYLE.md rule 23): per opcode, what the pipeline
+ * checks before the command runs, and the command's functions.
+ */
+#ifndef RINGSMB_SMBD_DISPATCH_H
+#define RINGSMB_SMBD_DISPATCH_H
+
+#include "source3/smbd/smbd.h"
+
+enum smbd_need {
+	SMBD_NEED_NONE = 0,
+	SMBD_NEED_SESSION,
+	SMBD_NEED_TCON,
+};
+
+/* Called with the complete response of the element (header first). */
+typedef void (*smbd_on_response_fn)(struct smbd_request *req,
+				    NTSTATUS status, const struct iovec *iov,
+				    int iovcnt);
+
+struct smbd_cmd {
+	const char *name;
+	enum smbd_need need;
+	/* body offset of the FileId to resolve; 0: none */
+	uint16_t fileid_ofs;
+	/* body offsets of the 32-bit lengths CreditCharge must cover */
+	uint16_t charge_ofs;
+	uint16_t charge_ofs2;
+	smbd_cmd_send_fn send;
+	smbd_cmd_recv_fn recv;
+	smbd_on_response_fn on_response;
+};
+
+/* NULL: not implemented (the pipeline answers STATUS_NOT_SUPPORTED). */
+const struct smbd_cmd *smbd_cmd_lookup(uint16_t opcode);
+
+/* SMB1 NEGOTIATE from an old client: answered with SMB2 or dropped. */
+void smbd_smb1_negprot(struct smbd_conn *conn, const uint8_t *buf,
+		       size_t len);
+
+/* preauth hooks (smb2_negprot.c, smb2_sesssetup.c) */
+void smb2_negprot_on_response(struct smbd_request *req, NTSTATUS status,
+			      const struct iovec *iov, int iovcnt);
+void smb2_sesssetup_on_response(struct smbd_request *req, NTSTATUS status,
+				const struct iovec *iov, int iovcnt);
+
+#endif

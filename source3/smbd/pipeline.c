@@ -1,0 +1,494 @@
+/*
+ * The request pipeline: from a received PDU to the queued response.
+ *
+ * Compounds are processed one at a time per connection, in arrival order,
+ * and the elements of a compound one after another.  This keeps a CLOSE
+ * from overtaking a READ on the same open (RELIABILITY.md item 41) without
+ * any reference counting; the transport keeps receiving (up to
+ * SMBD_MAX_QUEUED PDUs) and sending while a command runs.  Concurrent
+ * execution of independent requests is future work (docs/architecture.md).
+ */
+#include <string.h>
+#include "lib/util/byteorder.h"
+#include "lib/util/debug.h"
+#include "lib/util/dlist.h"
+#include "lib/util/tevent_ntstatus.h"
+#include "source3/smbd/credits.h"
+#include "source3/smbd/dispatch.h"
+#include "source3/smbd/pipeline.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/transport.h"
+
+#define SMBD_MAX_QUEUED 64
+
+struct smbd_compound {
+	struct smbd_compound *prev, *next;
+	struct smbd_conn *conn;
+	uint8_t *buf;
+	size_t len;
+	struct smb2_pdu *pdus;
+	size_t count;
+	size_t cur;
+	/* state passed along RELATED_OPERATIONS elements */
+	uint64_t session_id;
+	uint32_t tree_id;
+	uint64_t file_persistent, file_volatile;
+	bool have_file;
+	NTSTATUS related_status;
+	/* the response being assembled */
+	struct iovec *out;
+	int outcnt;
+	size_t last_hdr;                /* out[] index of the last header */
+	size_t last_len;                /* bytes of the last element */
+	struct smbd_request *req;
+	const struct smbd_cmd *cmd;
+};
+
+struct smbd_pipeline {
+	struct smbd_conn *conn;
+	struct smbd_credits *credits;
+	struct smbd_compound *queue;    /* head is running */
+	size_t queued;
+};
+
+static void compound_next(struct smbd_compound *c);
+static void element_done(struct tevent_req *subreq);
+static void compound_finish(struct smbd_compound *c);
+
+int smbd_pipeline_init(struct smbd_conn *conn)
+{
+	struct smbd_pipeline *p = talloc_zero(conn, struct smbd_pipeline);
+
+	if (p == NULL) {
+		return -1;
+	}
+	p->conn = conn;
+	p->credits = smbd_credits_new(p);
+	if (p->credits == NULL) {
+		return -1;
+	}
+	conn->pipeline = p;
+	return 0;
+}
+
+struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn)
+{
+	return conn->pipeline->credits;
+}
+
+static void pipeline_start_next(struct smbd_pipeline *p)
+{
+	if (p->queue != NULL && p->queue->cur == 0 && p->queue->req == NULL) {
+		compound_next(p->queue);
+	}
+}
+
+void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
+{
+	struct smbd_pipeline *p = conn->pipeline;
+	struct smbd_compound *c = NULL;
+	NTSTATUS status;
+
+	if (len >= 4 && buf[0] == 0xFF) {
+		smbd_smb1_negprot(conn, buf, len);
+		talloc_free(buf);
+		return;
+	}
+	c = talloc_zero(p, struct smbd_compound);
+	if (c == NULL) {
+		talloc_free(buf);
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	c->conn = conn;
+	c->buf = talloc_steal(c, buf);
+	c->len = len;
+	c->related_status = NT_STATUS_OK;
+	status = smb2_compound_carve(c, buf, len, &c->pdus, &c->count);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_INFO("%s: malformed PDU (%s)\n", conn->peer,
+			 nt_errstr(status));
+		talloc_free(c);
+		smbd_conn_terminate(conn, "malformed PDU");
+		return;
+	}
+	DLIST_ADD_END_SIMPLE(p->queue, c);
+	if (++p->queued >= SMBD_MAX_QUEUED) {
+		smbd_transport_pause(conn, true);
+	}
+	pipeline_start_next(p);
+}
+
+/* The response header for the current element. */
+static uint8_t *build_hdr(struct smbd_compound *c, NTSTATUS status,
+			  uint16_t credits)
+{
+	const struct smb2_pdu *pdu = &c->pdus[c->cur];
+	struct smb2_hdr h = pdu->hdr;
+	uint8_t *hdr = talloc_zero_size(c, SMB2_HDR_SIZE);
+
+	if (hdr == NULL) {
+		return NULL;
+	}
+	h.status = NT_STATUS_V(status);
+	h.credit = credits;
+	h.flags = SMB2_FLAGS_SERVER_TO_REDIR |
+		  (pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS);
+	h.next_command = 0;
+	h.credit_charge = pdu->hdr.credit_charge;
+	memset(h.signature, 0, sizeof(h.signature));
+	if (c->req != NULL && c->req->session != NULL) {
+		h.session_id = c->req->session->id;
+	}
+	if (c->req != NULL && c->req->tcon != NULL) {
+		h.tree_id = c->req->tcon->id;
+	}
+	smb2_hdr_push(&h, hdr);
+	return hdr;
+}
+
+static bool out_grow(struct smbd_compound *c, int n)
+{
+	struct iovec *out = talloc_realloc(c, c->out, struct iovec,
+					   c->outcnt + n);
+
+	if (out == NULL) {
+		return false;
+	}
+	c->out = out;
+	return true;
+}
+
+/* Pads the previous element to 8 bytes and links it (NextCommand). */
+static bool link_previous(struct smbd_compound *c)
+{
+	static const uint8_t zeros[8];
+	size_t pad = (8 - (c->last_len % 8)) % 8;
+	uint8_t *prev_hdr = NULL;
+
+	if (c->outcnt == 0) {
+		return true;
+	}
+	if (pad > 0) {
+		if (!out_grow(c, 1)) {
+			return false;
+		}
+		c->out[c->outcnt++] = (struct iovec){
+			.iov_base = (void *)zeros, .iov_len = pad };
+	}
+	prev_hdr = c->out[c->last_hdr].iov_base;
+	push_le32(prev_hdr + SMB2_HDR_OFS_NEXT_COMMAND,
+		  (uint32_t)(c->last_len + pad));
+	return true;
+}
+
+static void element_append(struct smbd_compound *c, NTSTATUS status,
+			   struct smbd_response *rsp, uint16_t credits)
+{
+	uint8_t *hdr = NULL;
+
+	if (!link_previous(c) || !out_grow(c, 3)) {
+		goto nomem;
+	}
+	hdr = build_hdr(c, status, credits);
+	if (hdr == NULL) {
+		goto nomem;
+	}
+	talloc_steal(c, rsp->body);
+	talloc_steal(c, rsp->payload_owner);
+	c->last_hdr = c->outcnt;
+	c->out[c->outcnt++] = (struct iovec){ hdr, SMB2_HDR_SIZE };
+	c->out[c->outcnt++] = (struct iovec){ rsp->body, rsp->body_len };
+	c->last_len = SMB2_HDR_SIZE + rsp->body_len;
+	if (rsp->payload_len > 0) {
+		c->out[c->outcnt++] = (struct iovec){
+			(void *)rsp->payload, rsp->payload_len };
+		c->last_len += rsp->payload_len;
+	}
+	if (c->cmd != NULL && c->cmd->on_response != NULL &&
+	    c->req != NULL) {
+		c->cmd->on_response(c->req, status, &c->out[c->last_hdr],
+				    c->outcnt - (int)c->last_hdr);
+	}
+	return;
+nomem:
+	smbd_conn_terminate(c->conn, "out of memory");
+}
+
+static void element_error(struct smbd_compound *c, NTSTATUS status,
+			  uint16_t credits)
+{
+	struct smbd_response rsp = { .status = status };
+
+	rsp.body = smb2_error_rsp_push(c, NULL, 0, &rsp.body_len);
+	if (rsp.body == NULL) {
+		smbd_conn_terminate(c->conn, "out of memory");
+		return;
+	}
+	element_append(c, status, &rsp, credits);
+}
+
+/* Dialect, negotiate-state and compound-shape rules (MS-SMB2 3.3.5.2). */
+static NTSTATUS check_state(struct smbd_compound *c,
+			    const struct smb2_pdu *pdu, bool *disconnect)
+{
+	struct smbd_conn *conn = c->conn;
+	bool is_neg = pdu->hdr.command == SMB2_OP_NEGPROT;
+
+	*disconnect = false;
+	if (conn->dialect == 0 && (!is_neg || c->count > 1)) {
+		*disconnect = true;     /* first PDU must be a lone NEGOTIATE */
+	} else if (conn->dialect != 0 && is_neg) {
+		*disconnect = true;     /* second NEGOTIATE */
+	}
+	if (*disconnect) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if ((pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS) && c->cur == 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+static bool consume_credits(struct smbd_compound *c,
+			    const struct smb2_pdu *pdu)
+{
+	uint16_t charge = pdu->hdr.credit_charge;
+
+	if (c->conn->dialect == SMB2_DIALECT_0202 || charge == 0) {
+		charge = 1;
+	}
+	return smbd_credits_consume(c->conn->pipeline->credits,
+				    pdu->hdr.message_id, charge);
+}
+
+/* 2.1+: a large request must carry CreditCharge for its size (3.3.5.2.5) */
+static NTSTATUS check_charge(struct smbd_compound *c,
+			     const struct smb2_pdu *pdu,
+			     const struct smbd_cmd *cmd)
+{
+	uint32_t len = 0;
+	uint32_t needed;
+
+	if (cmd->charge_ofs == 0 ||
+	    c->conn->dialect == SMB2_DIALECT_0202) {
+		return NT_STATUS_OK;
+	}
+	len = pull_le32(pdu->body + cmd->charge_ofs);
+	if (cmd->charge_ofs2 != 0) {
+		uint32_t len2 = pull_le32(pdu->body + cmd->charge_ofs2);
+		len = len2 > len ? len2 : len;
+	}
+	needed = len == 0 ? 1 : 1 + (len - 1) / 65536;
+	if (pdu->hdr.credit_charge < needed) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS find_session(struct smbd_compound *c,
+			     const struct smb2_pdu *pdu,
+			     struct smbd_request *req)
+{
+	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
+	uint64_t sid = related ? c->session_id : pdu->hdr.session_id;
+
+	req->session = smbd_session_find(c->conn, sid);
+	if (req->session == NULL || !req->session->valid) {
+		req->session = NULL;
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS find_tcon(struct smbd_compound *c, const struct smb2_pdu *pdu,
+			  struct smbd_request *req)
+{
+	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
+	uint32_t tid = related ? c->tree_id : pdu->hdr.tree_id;
+
+	req->tcon = smbd_tcon_find(req->session, tid);
+	if (req->tcon == NULL) {
+		return NT_STATUS_NETWORK_NAME_DELETED;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS find_open(struct smbd_compound *c, const struct smb2_pdu *pdu,
+			  const struct smbd_cmd *cmd, struct smbd_request *req)
+{
+	uint64_t pid = pull_le64(pdu->body + cmd->fileid_ofs);
+	uint64_t vid = pull_le64(pdu->body + cmd->fileid_ofs + 8);
+	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
+
+	if (related && pid == UINT64_MAX && vid == UINT64_MAX) {
+		if (!NT_STATUS_IS_OK(c->related_status)) {
+			return c->related_status;
+		}
+		if (!c->have_file) {
+			return NT_STATUS_FILE_CLOSED;
+		}
+		pid = c->file_persistent;
+		vid = c->file_volatile;
+	}
+	req->open = smbd_open_find(req->tcon, pid, vid);
+	if (req->open == NULL) {
+		return NT_STATUS_FILE_CLOSED;
+	}
+	return NT_STATUS_OK;
+}
+
+/* Everything the table asks to be checked before the command runs. */
+static NTSTATUS element_prepare(struct smbd_compound *c,
+				const struct smbd_cmd *cmd,
+				struct smbd_request *req)
+{
+	const struct smb2_pdu *pdu = req->pdu;
+	NTSTATUS status;
+
+	status = check_charge(c, pdu, cmd);
+	if (NT_STATUS_IS_OK(status) && cmd->need >= SMBD_NEED_SESSION) {
+		status = find_session(c, pdu, req);
+	}
+	if (NT_STATUS_IS_OK(status) && cmd->need >= SMBD_NEED_TCON) {
+		status = find_tcon(c, pdu, req);
+	}
+	if (NT_STATUS_IS_OK(status) && cmd->fileid_ofs != 0) {
+		status = find_open(c, pdu, cmd, req);
+	}
+	return status;
+}
+
+/*
+ * Starts the current element; returns false when it completed (or the
+ * connection is going away) without starting a command.
+ */
+static bool element_start(struct smbd_compound *c)
+{
+	const struct smb2_pdu *pdu = &c->pdus[c->cur];
+	struct tevent_req *subreq = NULL;
+	uint16_t credits = 0;
+	bool disconnect = false;
+	NTSTATUS status;
+
+	c->cmd = NULL;
+	c->req = NULL;
+	if (pdu->hdr.command == SMB2_OP_CANCEL) {
+		return false;           /* no credits, no response */
+	}
+	if (!consume_credits(c, pdu)) {
+		smbd_conn_terminate(c->conn, "message id outside the window");
+		return false;
+	}
+	credits = smbd_credits_grant(c->conn->pipeline->credits,
+				     pdu->hdr.credit);
+	status = check_state(c, pdu, &disconnect);
+	if (disconnect) {
+		smbd_conn_terminate(c->conn, "request out of sequence");
+		return false;
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = pdu->status;   /* the carver's per-element check */
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		c->cmd = smbd_cmd_lookup(pdu->hdr.command);
+		if (c->cmd == NULL) {
+			status = NT_STATUS_NOT_SUPPORTED;
+		}
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		c->req = talloc_zero(c, struct smbd_request);
+		if (c->req == NULL) {
+			smbd_conn_terminate(c->conn, "out of memory");
+			return false;
+		}
+		c->req->conn = c->conn;
+		c->req->pdu = pdu;
+		c->req->credits = credits;
+		status = element_prepare(c, c->cmd, c->req);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		element_error(c, status, credits);
+		return false;
+	}
+	subreq = c->cmd->send(c->req, c->conn->server->ev, c->req);
+	if (subreq == NULL) {
+		element_error(c, NT_STATUS_NO_MEMORY, credits);
+		return false;
+	}
+	tevent_req_set_callback(subreq, element_done, c);
+	return true;
+}
+
+static void compound_next(struct smbd_compound *c)
+{
+	while (c->cur < c->count && !c->conn->terminating) {
+		if (element_start(c)) {
+			return;         /* element_done continues */
+		}
+		c->cur++;
+	}
+	compound_finish(c);
+}
+
+/* What later RELATED_OPERATIONS elements inherit from this one. */
+static void remember_related(struct smbd_compound *c, NTSTATUS status)
+{
+	struct smbd_request *req = c->req;
+	const struct smb2_pdu *pdu = &c->pdus[c->cur];
+
+	c->session_id = req->session != NULL ? req->session->id :
+		pdu->hdr.session_id;
+	c->tree_id = req->tcon != NULL ? req->tcon->id : pdu->hdr.tree_id;
+	if (req->created != NULL) {
+		c->file_persistent = req->created->persistent_id;
+		c->file_volatile = req->created->volatile_id;
+		c->have_file = true;
+	}
+	if (pdu->hdr.command == SMB2_OP_CREATE) {
+		c->related_status = status;
+	}
+}
+
+static void element_done(struct tevent_req *subreq)
+{
+	struct smbd_compound *c = tevent_req_callback_data(
+		subreq, struct smbd_compound);
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	NTSTATUS status;
+
+	status = c->cmd->recv(subreq, c, &rsp);
+	TALLOC_FREE(subreq);
+	if (c->conn->terminating) {
+		compound_finish(c);
+		return;
+	}
+	remember_related(c, status);
+	if (NT_STATUS_IS_OK(status)) {
+		element_append(c, rsp.status, &rsp, c->req->credits);
+	} else {
+		element_error(c, status, c->req->credits);
+	}
+	c->cur++;
+	compound_next(c);
+}
+
+static void compound_finish(struct smbd_compound *c)
+{
+	struct smbd_conn *conn = c->conn;
+	struct smbd_pipeline *p = conn->pipeline;
+
+	DLIST_REMOVE_SIMPLE(p->queue, c);
+	if (p->queued-- == SMBD_MAX_QUEUED) {
+		smbd_transport_pause(conn, false);
+	}
+	if (c->outcnt == 0 || conn->terminating) {
+		talloc_free(c);
+	} else {
+		/* the transport owns c (and every buffer in out) from here */
+		smbd_transport_send(conn, c->out, c->outcnt, c);
+	}
+	if (!conn->terminating) {
+		pipeline_start_next(p);
+	}
+}

@@ -1,0 +1,21 @@
+/*
+ * The request pipeline (DESIGN.md section 3): compound splitting, the
+ * credit window, session/tree/file lookups the dispatch table asks for,
+ * dispatch, and response assembly.
+ */
+#ifndef RINGSMB_SMBD_PIPELINE_H
+#define RINGSMB_SMBD_PIPELINE_H
+
+#include "source3/smbd/smbd.h"
+
+int smbd_pipeline_init(struct smbd_conn *conn);
+/* The transport's callback: one PDU, buf owned by the pipeline now. */
+void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len);
+
+
+
+struct smbd_credits;
+/* The connection's message-id window (for the SMB1 NEGOTIATE path). */
+struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * Server start-up, configuration (re)loading and signals.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/crypto/crypto.h"
+#include "lib/param/param.h"
+#include "lib/uring/uring.h"
+#include "lib/util/debug.h"
+#include "lib/util/nttime.h"
+#include "source3/smbd/server.h"
+
+static void print_diags(const struct lp_diag *d)
+{
+	for (; d != NULL; d = d->next) {
+		if (d->severity == LP_DIAG_ERROR) {
+			DBG_ERR("%s\n", d->message);
+		} else {
+			DBG_WARNING("%s\n", d->message);
+		}
+	}
+}
+
+static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file)
+{
+	struct loadparm *lp = NULL;
+	struct lp_diag *diags = NULL;
+	int ret;
+
+	if (file == NULL && access(lp_default_config_file(), R_OK) != 0) {
+		DBG_NOTICE("no %s: using the embedded default "
+			   "configuration\n", lp_default_config_file());
+		return lp_load_default(mem_ctx);
+	}
+	if (file == NULL) {
+		file = lp_default_config_file();
+	}
+	ret = lp_load_file(mem_ctx, file, &lp, &diags);
+	print_diags(diags);
+	if (ret != 0) {
+		DBG_ERR("cannot load %s: see the errors above\n", file);
+		return NULL;
+	}
+	return lp;
+}
+
+static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
+			  int signum, int count, void *siginfo, void *private)
+{
+	struct smbd_server *server = private;
+
+	DBG_NOTICE("got signal %d: shutting down\n", signum);
+	server->shutting_down = true;
+}
+
+static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
+			 int signum, int count, void *siginfo, void *private)
+{
+	struct smbd_server *server = private;
+	struct loadparm *lp = NULL;
+
+	if (server->config_file == NULL) {
+		DBG_NOTICE("SIGHUP: embedded default, nothing to reload\n");
+		return;
+	}
+	lp = load_config(server, server->config_file);
+	if (lp == NULL) {
+		DBG_ERR("SIGHUP: keeping the old configuration\n");
+		return;
+	}
+	/*
+	 * Tree connects keep pointers to their lp_share; keep the old
+	 * configuration alive under the new one until the process ends.
+	 * Reloads are rare, so this bounded growth is accepted.
+	 */
+	talloc_steal(lp, server->lp);
+	server->lp = lp;
+	debug_setup(lp->g.log_level, lp->g.log_file);
+	DBG_NOTICE("SIGHUP: configuration reloaded\n");
+}
+
+static int setup_signals(struct smbd_server *server)
+{
+	if (tevent_add_signal(server->ev, server, SIGTERM, 0, smbd_sig_term,
+			      server) == NULL ||
+	    tevent_add_signal(server->ev, server, SIGINT, 0, smbd_sig_term,
+			      server) == NULL ||
+	    tevent_add_signal(server->ev, server, SIGHUP, 0, smbd_sig_hup,
+			      server) == NULL) {
+		return -1;
+	}
+	return 0;
+}
+
+static void setup_logging(const struct loadparm *lp, int debuglevel,
+			  bool log_stderr)
+{
+	int level = debuglevel >= 0 ? debuglevel : lp->g.log_level;
+
+	debug_setup(level, log_stderr ? NULL : lp->g.log_file);
+}
+
+struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
+				    const char *configfile, int debuglevel,
+				    bool log_stderr)
+{
+	struct smbd_server *server = talloc_zero(mem_ctx, struct smbd_server);
+
+	if (server == NULL) {
+		return NULL;
+	}
+	server->config_file = configfile;
+	server->lp = load_config(server, configfile);
+	if (server->lp == NULL) {
+		return NULL;
+	}
+	setup_logging(server->lp, debuglevel, log_stderr);
+	server->ev = tevent_context_init(server);
+	if (server->ev == NULL) {
+		return NULL;
+	}
+	if (!server->lp->g.io_uring) {
+		uring_ev_disable(server->ev);
+	}
+	server->ring = uring_ev_get(server->ev);
+	DBG_NOTICE("io_uring: %s\n", server->ring ? "on" : "off");
+	crypto_random(server->server_guid, sizeof(server->server_guid));
+	server->start_time = nttime_now();
+	crypto_random(&server->session_id_salt,
+		      sizeof(server->session_id_salt));
+	server->next_session_id = 1;
+	server->next_file_id = 1;
+	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
+		return NULL;
+	}
+	return server;
+}
+
+int smbd_server_run(struct smbd_server *server)
+{
+	DBG_NOTICE("smbd version %s started\n", RINGSMB_VERSION);
+	while (!server->shutting_down) {
+		if (tevent_loop_once(server->ev) != 0 && errno != EINTR) {
+			DBG_ERR("event loop failed: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	/* Free connections first: their destructors close sockets. */
+	while (server->conns != NULL) {
+		talloc_free(server->conns);
+	}
+	return 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * The server context: configuration, event loop, listeners, connections.
+ */
+#ifndef RINGSMB_SMBD_SERVER_H
+#define RINGSMB_SMBD_SERVER_H
+
+#include "source3/smbd/smbd.h"
+
+struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
+				    const char *configfile, int debuglevel,
+				    bool log_stderr);
+/* Runs the event loop until SIGTERM/SIGINT; returns the exit code. */
+int smbd_server_run(struct smbd_server *server);
+
+/* listener.c */
+int smbd_listeners_open(struct smbd_server *server);
+
+/* conn.c */
+struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
+				const char *peer);
+/* Ends a connection from anywhere (a callback may still run above us):
+ * marks it dead now, frees it from an immediate. */
+void smbd_conn_terminate(struct smbd_conn *conn, const char *reason);
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * Session and tree-connect tables (per connection, per session).
+ */
+#ifndef RINGSMB_SMBD_SESSION_H
+#define RINGSMB_SMBD_SESSION_H
+
+#include "source3/smbd/smbd.h"
+
+/* Pending and established sessions per connection (RELIABILITY item 27) */
+#define SMBD_MAX_SESSIONS_PER_CONN 64
+#define SMBD_MAX_TCONS_PER_SESSION 1024
+
+/* NULL when out of memory or over the limit. */
+struct smbd_session *smbd_session_new(struct smbd_conn *conn);
+struct smbd_tcon *smbd_tcon_new(struct smbd_session *s);
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * NEGOTIATE (MS-SMB2 3.3.5.3, 3.3.5.4) and the SMB1 NEGOTIATE of older
+ * clients (3.3.5.3.1), which is answered with SMB2 or not at all.
+ */
+#include <string.h>
+#include "lib/auth/auth.h"
+#include "lib/param/param.h"
+#include "lib/util/debug.h"
+#include "lib/util/nttime.h"
+#include "source3/smbd/credits.h"
+#include "source3/smbd/dispatch.h"
+#include "source3/smbd/pipeline.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/transport.h"
+
+#define SMBD_MAX_IO_SMB2_02 (64 * 1024)
+#define SMBD_MAX_IO (8 * 1024 * 1024)
+
+/* Highest first; limited by 'server min/max protocol'. */
+static const uint16_t smbd_dialects[] = {
+	SMB2_DIALECT_0311, SMB2_DIALECT_0302, SMB2_DIALECT_0300,
+	SMB2_DIALECT_0210, SMB2_DIALECT_0202,
+};
+
+static uint16_t choose_dialect(const struct loadparm *lp,
+			       const struct smb2_negprot_req *r)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(smbd_dialects) / sizeof(smbd_dialects[0]);
+	     i++) {
+		uint16_t d = smbd_dialects[i];
+		if (d > lp->g.server_max_protocol ||
+		    d < lp->g.server_min_protocol) {
+			continue;
+		}
+		if (smb2_u16_array_has(r->dialects, r->dialect_count, d)) {
+			return d;
+		}
+	}
+	return 0;
+}
+
+/* A context type that may appear at most once; *ctx NULL if absent. */
+static NTSTATUS find_once(const struct smb2_negprot_req *r, uint16_t type,
+			  const struct smb2_negctx **ctx)
+{
+	size_t n = 0;
+
+	*ctx = smb2_negctx_find(r, type, &n);
+	return n > 1 ? NT_STATUS_INVALID_PARAMETER : NT_STATUS_OK;
+}
+
+struct negprot_ctxs {
+	struct smb2_negctx out[3];
+	size_t num_out;
+	uint16_t signing_alg;
+};
+
+static NTSTATUS add_ctx(TALLOC_CTX *mem_ctx, struct negprot_ctxs *n,
+			uint16_t type, uint8_t *data, size_t len)
+{
+	if (data == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	n->out[n->num_out++] = (struct smb2_negctx){
+		.type = type, .data = data, .len = (uint16_t)len };
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS negprot_preauth(TALLOC_CTX *mem_ctx,
+				const struct smb2_negprot_req *r,
+				struct negprot_ctxs *n)
+{
+	const struct smb2_negctx *ctx = NULL;
+	struct smb2_negctx_preauth pa;
+	uint8_t salt[SMB2_PREAUTH_SALT_SIZE];
+	size_t num = 0, len = 0;
+	NTSTATUS status;
+
+	ctx = smb2_negctx_find(r, SMB2_PREAUTH_INTEGRITY_CAPABILITIES, &num);
+	if (ctx == NULL || num != 1) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_negctx_preauth_pull(ctx, &pa);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!smb2_u16_array_has(pa.hash_algs, pa.hash_count,
+				SMB2_PREAUTH_INTEGRITY_SHA512)) {
+		return NT_STATUS_NO_PREAUTH_INTEGRITY_HASH_OVERLAP;
+	}
+	crypto_random(salt, sizeof(salt));
+	return add_ctx(mem_ctx, n, SMB2_PREAUTH_INTEGRITY_CAPABILITIES,
+		       smb2_negctx_preauth_push(mem_ctx, salt, &len), len);
+}
+
+/*
+ * Encryption is not implemented yet (issue 3): a client offering ciphers
+ * is told "no common cipher" (CipherCount 1, Cipher 0, MS-SMB2 3.3.5.4).
+ */
+static NTSTATUS negprot_encryption(TALLOC_CTX *mem_ctx,
+				   const struct smb2_negprot_req *r,
+				   struct negprot_ctxs *n)
+{
+	const struct smb2_negctx *ctx = NULL;
+	struct smb2_negctx_encryption enc;
+	size_t len = 0;
+	NTSTATUS status = find_once(r, SMB2_ENCRYPTION_CAPABILITIES, &ctx);
+
+	if (!NT_STATUS_IS_OK(status) || ctx == NULL) {
+		return status;
+	}
+	status = smb2_negctx_encryption_pull(ctx, &enc);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return add_ctx(mem_ctx, n, SMB2_ENCRYPTION_CAPABILITIES,
+		       smb2_negctx_encryption_push(mem_ctx, 0, &len), len);
+}
+
+static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
+				const struct smb2_negprot_req *r,
+				struct negprot_ctxs *n)
+{
+	const struct smb2_negctx *ctx = NULL;
+	struct smb2_negctx_signing sig;
+	size_t len = 0;
+	NTSTATUS status = find_once(r, SMB2_SIGNING_CAPABILITIES, &ctx);
+
+	n->signing_alg = SMB2_SIGNING_AES_CMAC;
+	if (!NT_STATUS_IS_OK(status) || ctx == NULL) {
+		return status;
+	}
+	status = smb2_negctx_signing_pull(ctx, &sig);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!smb2_u16_array_has(sig.algs, sig.alg_count,
+				SMB2_SIGNING_AES_CMAC)) {
+		n->signing_alg = smb2_u16_at(sig.algs, 0);
+	}
+	return add_ctx(mem_ctx, n, SMB2_SIGNING_CAPABILITIES,
+		       smb2_negctx_signing_push(mem_ctx, n->signing_alg,
+						&len), len);
+}
+
+/* 3.1.1 negotiate contexts; the others are checked for duplicates only */
+static NTSTATUS negprot_contexts(TALLOC_CTX *mem_ctx,
+				 const struct smb2_negprot_req *r,
+				 struct negprot_ctxs *n)
+{
+	static const uint16_t once[] = {
+		SMB2_COMPRESSION_CAPABILITIES, SMB2_NETNAME_NEGOTIATE_CONTEXT_ID,
+		SMB2_TRANSPORT_CAPABILITIES, SMB2_RDMA_TRANSFORM_CAPABILITIES,
+	};
+	const struct smb2_negctx *ctx = NULL;
+	NTSTATUS status;
+	size_t i;
+
+	for (i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
+		status = find_once(r, once[i], &ctx);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
+	status = negprot_preauth(mem_ctx, r, n);
+	if (NT_STATUS_IS_OK(status)) {
+		status = negprot_encryption(mem_ctx, r, n);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = negprot_signing(mem_ctx, r, n);
+	}
+	return status;
+}
+
+static void conn_set_limits(struct smbd_conn *conn, uint16_t dialect)
+{
+	uint32_t max = dialect == SMB2_DIALECT_0202 ? SMBD_MAX_IO_SMB2_02 :
+		SMBD_MAX_IO;
+
+	conn->dialect = dialect;
+	conn->max_read = conn->max_write = conn->max_transact = max;
+	conn->server_caps = dialect >= SMB2_DIALECT_0210 ?
+		SMB2_GLOBAL_CAP_LARGE_MTU : 0;
+}
+
+static uint8_t *negprot_body(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
+			     const struct negprot_ctxs *n, size_t *len)
+{
+	struct smb2_negprot_rsp rsp = {
+		.security_mode = SMB2_NEGOTIATE_SIGNING_ENABLED,
+		.dialect = conn->dialect,
+		.capabilities = conn->server_caps,
+		.max_transact = conn->max_transact,
+		.max_read = conn->max_read,
+		.max_write = conn->max_write,
+		.system_time = nttime_now(),
+	};
+	uint8_t *blob = NULL;
+	size_t blob_len = 0;
+
+	memcpy(rsp.server_guid, conn->server->server_guid, 16);
+	if (NT_STATUS_IS_OK(auth_negprot_blob(mem_ctx, &blob, &blob_len))) {
+		rsp.security = (struct smb2_blob){ blob, blob_len };
+	}
+	if (n != NULL && conn->dialect == SMB2_DIALECT_0311) {
+		rsp.negctx = n->out;
+		rsp.num_negctx = n->num_out;
+	}
+	return smb2_negprot_rsp_push(mem_ctx, &rsp, len);
+}
+
+struct tevent_req *smb2_negprot_send(TALLOC_CTX *mem_ctx,
+				     struct tevent_context *ev,
+				     struct smbd_request *req)
+{
+	struct smbd_conn *conn = req->conn;
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	struct smb2_negprot_req r;
+	struct negprot_ctxs n = {};
+	uint16_t dialect;
+	NTSTATUS status;
+
+	status = smb2_negprot_req_pull(req->pdu, &r);
+	if (!NT_STATUS_IS_OK(status)) {
+		return smbd_done_send(mem_ctx, ev, status, NULL);
+	}
+	dialect = choose_dialect(conn->server->lp, &r);
+	if (dialect == 0) {
+		DBG_INFO("%s: no common dialect\n", conn->peer);
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NOT_SUPPORTED,
+				      NULL);
+	}
+	if (dialect == SMB2_DIALECT_0311) {
+		status = negprot_contexts(mem_ctx, &r, &n);
+		if (!NT_STATUS_IS_OK(status)) {
+			return smbd_done_send(mem_ctx, ev, status, NULL);
+		}
+		conn->signing_alg = n.signing_alg;
+	}
+	conn_set_limits(conn, dialect);
+	conn->client_security_mode = r.security_mode;
+	conn->client_caps = r.capabilities;
+	memcpy(conn->client_guid, r.client_guid, 16);
+	rsp.body = negprot_body(mem_ctx, conn, &n, &rsp.body_len);
+	if (rsp.body == NULL) {
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
+	DBG_INFO("%s: negotiated %s\n", conn->peer, lp_dialect_name(dialect));
+	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+}
+
+NTSTATUS smb2_negprot_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			   struct smbd_response *rsp)
+{
+	return smbd_done_recv(subreq, mem_ctx, rsp);
+}
+
+/* 3.1.1: the connection's preauth hash covers NEGOTIATE request+response */
+void smb2_negprot_on_response(struct smbd_request *req, NTSTATUS status,
+			      const struct iovec *iov, int iovcnt)
+{
+	struct smbd_conn *conn = req->conn;
+	struct iovec in = { (void *)req->pdu->buf, req->pdu->len };
+
+	if (conn->dialect != SMB2_DIALECT_0311 || !NT_STATUS_IS_OK(status)) {
+		return;
+	}
+	memset(conn->preauth_hash, 0, sizeof(conn->preauth_hash));
+	smb2_preauth_update(conn->preauth_hash, &in, 1);
+	smb2_preauth_update(conn->preauth_hash, iov, iovcnt);
+}
+
+/* Answers an SMB1 NEGOTIATE offering SMB2 with an SMB2 NEGOTIATE response */
+void smbd_smb1_negprot(struct smbd_conn *conn, const uint8_t *buf,
+		       size_t len)
+{
+	struct smb2_hdr h = {
+		.command = SMB2_OP_NEGPROT, .credit = 1,
+		.flags = SMB2_FLAGS_SERVER_TO_REDIR,
+	};
+	uint16_t dialect = 0;
+	uint8_t *hdr = NULL, *body = NULL;
+	size_t body_len = 0;
+	void *owner = NULL;
+
+	if (conn->dialect != 0 || !smb1_negprot_wants_smb2(buf, len,
+							    &dialect)) {
+		smbd_conn_terminate(conn, "SMB1 is not served");
+		return;
+	}
+	if (dialect == SMB2_DIALECT_0202 &&
+	    conn->server->lp->g.server_min_protocol > SMB2_DIALECT_0202) {
+		smbd_conn_terminate(conn, "SMB 2.0.2 below 'server min protocol'");
+		return;
+	}
+	/* the SMB1 request used message id 0; SMB2 continues at 1 */
+	smbd_credits_consume(smbd_pipeline_credits(conn), 0, 1);
+	smbd_credits_grant(smbd_pipeline_credits(conn), 1);
+	conn_set_limits(conn, dialect);
+	owner = talloc_new(conn);
+	hdr = talloc_zero_size(owner, SMB2_HDR_SIZE);
+	body = negprot_body(owner, conn, NULL, &body_len);
+	if (dialect == SMB2_DIALECT_WILDCARD) {
+		conn->dialect = 0;      /* an SMB2 NEGOTIATE must follow */
+	}
+	if (owner == NULL || hdr == NULL || body == NULL) {
+		talloc_free(owner);
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	smb2_hdr_push(&h, hdr);
+	smbd_transport_send(conn, (struct iovec[]){
+		{ hdr, SMB2_HDR_SIZE }, { body, body_len } }, 2, owner);
+}

@@ -1,0 +1,207 @@
+/*
+ * SESSION_SETUP (MS-SMB2 3.3.5.5) and LOGOFF (3.3.5.6).
+ *
+ * Authentication itself is lib/auth's (SPNEGO + NTLMSSP); this file keeps
+ * the session table and the 3.1.1 preauth hash in step with the legs.
+ */
+#include <string.h>
+#include "lib/auth/auth.h"
+#include "lib/param/param.h"
+#include "lib/util/debug.h"
+#include "source3/smbd/dispatch.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/session.h"
+#include "source3/smbd/transport.h"
+
+static enum auth_map_to_guest map_to_guest(const struct lp_global *g)
+{
+	switch (g->map_to_guest) {
+	case LP_MAP_TO_GUEST_BAD_USER:
+	case LP_MAP_TO_GUEST_BAD_UID:
+		return AUTH_MAP_BAD_USER;
+	case LP_MAP_TO_GUEST_BAD_PASSWORD:
+		return AUTH_MAP_BAD_PASSWORD;
+	default:
+		return AUTH_MAP_NEVER;
+	}
+}
+
+static struct auth_ctx *session_auth_start(struct smbd_session *s)
+{
+	const struct lp_global *g = &s->conn->server->lp->g;
+	struct auth_settings settings = {
+		.netbios_name = g->netbios_name,
+		.workgroup = g->workgroup,
+		.dns_domain = "",
+		.map_to_guest = map_to_guest(g),
+		.allow_anonymous = g->restrict_anonymous < 2,
+		.users = NULL,          /* accounts: next issue */
+	};
+
+	TALLOC_FREE(s->auth);
+	s->auth = auth_ctx_new(s, &settings);
+	return s->auth;
+}
+
+/* The session a leg belongs to: new, in progress, or re-authenticating */
+static NTSTATUS find_or_new_session(struct smbd_request *req,
+				    const struct smb2_sesssetup_req *r,
+				    struct smbd_session **out)
+{
+	struct smbd_conn *conn = req->conn;
+	uint64_t id = req->pdu->hdr.session_id;
+	struct smbd_session *s = NULL;
+
+	if (r->flags & SMB2_SESSION_FLAG_BINDING) {
+		/* multichannel is not implemented yet */
+		return conn->dialect < SMB2_DIALECT_0300 ?
+			NT_STATUS_INVALID_PARAMETER :
+			NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (id == 0) {
+		s = smbd_session_new(conn);
+		if (s == NULL) {
+			return NT_STATUS_INSUFFICIENT_RESOURCES;
+		}
+		memcpy(s->preauth_hash, conn->preauth_hash,
+		       sizeof(s->preauth_hash));
+	} else {
+		s = smbd_session_find(conn, id);
+		if (s == NULL) {
+			return NT_STATUS_USER_SESSION_DELETED;
+		}
+	}
+	if (s->auth == NULL && session_auth_start(s) == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	*out = s;
+	return NT_STATUS_OK;
+}
+
+static void session_established(struct smbd_session *s)
+{
+	const struct auth_session_info *info = auth_session_info(s->auth);
+	struct smbd_conn *conn = s->conn;
+	size_t max = conn->max_write > conn->max_read ? conn->max_write :
+		conn->max_read;
+
+	s->valid = true;
+	s->guest = info->guest;
+	s->anonymous = info->anonymous;
+	s->user = talloc_strdup(s, info->user != NULL ? info->user : "");
+	TALLOC_FREE(s->auth);
+	TALLOC_FREE(conn->unauth_timer);
+	if (max < conn->max_transact) {
+		max = conn->max_transact;
+	}
+	smbd_transport_set_max_pdu(conn, max + 64 * 1024);
+	DBG_INFO("%s: session 0x%llx established (%s%s)\n", conn->peer,
+		 (unsigned long long)s->id,
+		 s->anonymous ? "anonymous" : s->user,
+		 s->guest ? ", guest" : "");
+}
+
+static uint8_t *sesssetup_body(TALLOC_CTX *mem_ctx, struct smbd_session *s,
+			       const uint8_t *blob, size_t blob_len,
+			       size_t *len)
+{
+	struct smb2_sesssetup_rsp rsp = {
+		.security = { blob, blob_len },
+	};
+
+	if (s->valid && s->anonymous) {
+		rsp.session_flags = SMB2_SESSION_FLAG_IS_NULL;
+	} else if (s->valid && s->guest) {
+		rsp.session_flags = SMB2_SESSION_FLAG_IS_GUEST;
+	}
+	return smb2_sesssetup_rsp_push(mem_ctx, &rsp, len);
+}
+
+struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
+				       struct tevent_context *ev,
+				       struct smbd_request *req)
+{
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	struct smb2_sesssetup_req r;
+	struct smbd_session *s = NULL;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	NTSTATUS status;
+
+	status = smb2_sesssetup_req_pull(req->pdu, &r);
+	if (NT_STATUS_IS_OK(status)) {
+		status = find_or_new_session(req, &r, &s);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return smbd_done_send(mem_ctx, ev, status, NULL);
+	}
+	req->session = s;
+	if (req->conn->dialect == SMB2_DIALECT_0311) {
+		struct iovec in = { (void *)req->pdu->buf, req->pdu->len };
+		smb2_preauth_update(s->preauth_hash, &in, 1);
+	}
+	status = auth_update(s->auth, mem_ctx, r.security.data,
+			     r.security.len, &out, &out_len);
+	if (NT_STATUS_IS_OK(status)) {
+		session_established(s);
+	} else if (!NT_STATUS_EQUAL(status,
+				    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		DBG_INFO("%s: session setup failed: %s\n", req->conn->peer,
+			 nt_errstr(status));
+		if (!s->valid) {
+			req->session = NULL;
+			talloc_free(s);
+		} else {
+			TALLOC_FREE(s->auth);
+		}
+		return smbd_done_send(mem_ctx, ev, status, NULL);
+	}
+	rsp.status = status;
+	rsp.body = sesssetup_body(mem_ctx, s, out, out_len, &rsp.body_len);
+	if (rsp.body == NULL) {
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
+	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+}
+
+NTSTATUS smb2_sesssetup_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			     struct smbd_response *rsp)
+{
+	return smbd_done_recv(subreq, mem_ctx, rsp);
+}
+
+/* 3.1.1: every leg but the final success goes into the session's hash */
+void smb2_sesssetup_on_response(struct smbd_request *req, NTSTATUS status,
+				const struct iovec *iov, int iovcnt)
+{
+	if (req->conn->dialect != SMB2_DIALECT_0311 ||
+	    req->session == NULL ||
+	    !NT_STATUS_EQUAL(status, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		return;
+	}
+	smb2_preauth_update(req->session->preauth_hash, iov, iovcnt);
+}
+
+struct tevent_req *smb2_logoff_send(TALLOC_CTX *mem_ctx,
+				    struct tevent_context *ev,
+				    struct smbd_request *req)
+{
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	NTSTATUS status = smb2_logoff_req_pull(req->pdu);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return smbd_done_send(mem_ctx, ev, status, NULL);
+	}
+	TALLOC_FREE(req->session);      /* its tcons and opens go with it */
+	rsp.body = smb2_logoff_rsp_push(mem_ctx, &rsp.body_len);
+	if (rsp.body == NULL) {
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
+	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+}
+
+NTSTATUS smb2_logoff_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			  struct smbd_response *rsp)
+{
+	return smbd_done_recv(subreq, mem_ctx, rsp);
+}

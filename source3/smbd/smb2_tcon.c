@@ -1,0 +1,143 @@
+/*
+ * TREE_CONNECT (MS-SMB2 3.3.5.7) and TREE_DISCONNECT (3.3.5.8).
+ */
+#include <string.h>
+#include <strings.h>
+#include "lib/param/param.h"
+#include "lib/util/debug.h"
+#include "source3/modules/vfs.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/session.h"
+
+/* Samba's limit on share names (MS-SRVS allows 80 characters) */
+#define SMBD_MAX_SHARE_NAME 80
+
+/* Maximal access of a tree connect (MS-SMB2 2.2.10) */
+#define SMBD_ACCESS_READ_ONLY 0x001200A9   /* read, execute, read attrs/EA,
+					    * read control, synchronize */
+#define SMBD_ACCESS_ALL       0x001F01FF
+
+/* "\\server\share" -> "share" (what follows the last backslash) */
+static NTSTATUS share_name(TALLOC_CTX *mem_ctx, const struct smb2_blob *path,
+			   const char **out)
+{
+	char *unc = NULL;
+	const char *name = NULL;
+	NTSTATUS status;
+
+	status = smb2_utf16_to_utf8(mem_ctx, path->data, path->len, &unc);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	name = strrchr(unc, '\\');
+	name = name != NULL ? name + 1 : unc;
+	if (name[0] == '\0' || strlen(name) > SMBD_MAX_SHARE_NAME) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	*out = name;
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS share_access(const struct smbd_session *s,
+			     const struct lp_share *share)
+{
+	if ((s->guest || s->anonymous) && !share->guest_ok) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+			  struct smbd_request *req,
+			  const struct lp_share *share)
+{
+	struct smbd_server *server = req->conn->server;
+	struct smbd_tcon *t = smbd_tcon_new(req->session);
+	NTSTATUS status;
+
+	if (t == NULL) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	t->share = share;
+	t->read_only = share->read_only;
+	status = vfs_connect(t, ev, share, server->ring != NULL, &t->vfs);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_WARNING("share [%s]: cannot connect to %s: %s\n",
+			    share->name, share->path, nt_errstr(status));
+		talloc_free(t);
+		return status;
+	}
+	req->tcon = t;
+	return NT_STATUS_OK;
+}
+
+struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct smbd_request *req)
+{
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	struct smb2_tcon_rsp out = { .share_type = SMB2_SHARE_TYPE_DISK };
+	const struct lp_share *share = NULL;
+	struct smb2_tcon_req r;
+	const char *name = NULL;
+	NTSTATUS status;
+
+	status = smb2_tcon_req_pull(req->pdu, &r);
+	if (NT_STATUS_IS_OK(status)) {
+		status = share_name(mem_ctx, &r.path, &name);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		share = lp_find_share(req->conn->server->lp, name);
+		if (share == NULL || !share->available) {
+			DBG_INFO("%s: no share '%s'\n", req->conn->peer, name);
+			status = NT_STATUS_BAD_NETWORK_NAME;
+		}
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = share_access(req->session, share);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = tcon_open(mem_ctx, ev, req, share);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return smbd_done_send(mem_ctx, ev, status, NULL);
+	}
+	out.maximal_access = share->read_only ? SMBD_ACCESS_READ_ONLY :
+		SMBD_ACCESS_ALL;
+	rsp.body = smb2_tcon_rsp_push(mem_ctx, &out, &rsp.body_len);
+	if (rsp.body == NULL) {
+		TALLOC_FREE(req->tcon);
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
+	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+}
+
+NTSTATUS smb2_tcon_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			struct smbd_response *rsp)
+{
+	return smbd_done_recv(subreq, mem_ctx, rsp);
+}
+
+struct tevent_req *smb2_tdis_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct smbd_request *req)
+{
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	NTSTATUS status = smb2_tdis_req_pull(req->pdu);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return smbd_done_send(mem_ctx, ev, status, NULL);
+	}
+	TALLOC_FREE(req->tcon);         /* and its opens */
+	rsp.body = smb2_tdis_rsp_push(mem_ctx, &rsp.body_len);
+	if (rsp.body == NULL) {
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
+	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+}
+
+NTSTATUS smb2_tdis_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			struct smbd_response *rsp)
+{
+	return smbd_done_recv(subreq, mem_ctx, rsp);
+}

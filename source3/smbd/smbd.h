@@ -1,0 +1,202 @@
+/*
+ * The daemon's object model (DESIGN.md section 3, STYLE.md rule 7): the
+ * talloc tree mirrors protocol lifetime,
+ *   server -> connection -> session -> tcon -> open
+ * and freeing a node frees everything below it.  No mutable globals: all
+ * state hangs off these contexts.
+ */
+#ifndef RINGSMB_SMBD_H
+#define RINGSMB_SMBD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <talloc.h>
+#include <tevent.h>
+#include "lib/util/ntstatus.h"
+#include "lib/smb2/smb2.h"
+#include "lib/crypto/crypto.h"
+
+struct loadparm;
+struct lp_share;
+struct uring;
+struct auth_ctx;
+struct vfs_handle;
+struct vfs_fh;
+
+struct smbd_server {
+	struct tevent_context *ev;
+	struct loadparm *lp;
+	struct uring *ring;             /* NULL: plain syscalls */
+	const char *config_file;        /* NULL: embedded default */
+	struct smbd_listener *listeners;
+	struct smbd_conn *conns;
+	size_t num_conns;
+	uint8_t server_guid[16];
+	uint64_t start_time;            /* NTTIME */
+	uint64_t next_session_id;
+	uint64_t session_id_salt;       /* random, set at start */
+	uint64_t next_file_id;
+	bool shutting_down;
+};
+
+struct smbd_listener {
+	struct smbd_listener *prev, *next;
+	struct smbd_server *server;
+	int fd;
+	struct tevent_fd *fde;
+};
+
+/* Negotiated connection state (MS-SMB2 3.3.1.7) */
+struct smbd_conn {
+	struct smbd_conn *prev, *next;
+	struct smbd_server *server;
+	int fd;
+	char peer[64];                  /* "addr:port" for logs */
+
+	uint16_t dialect;               /* 0 until NEGOTIATE succeeded */
+	uint16_t client_security_mode;
+	uint32_t client_caps;
+	uint32_t server_caps;
+	uint8_t client_guid[16];
+	uint32_t max_read, max_write, max_transact;
+	uint16_t cipher_id;             /* 0: none negotiated */
+	uint16_t signing_alg;
+	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
+
+	/* credits and the message-id window (smbd/credits.c) */
+	struct smbd_credits *credits;
+
+	struct smbd_session *sessions;
+	size_t num_sessions;
+
+	struct smbd_transport *transport;
+	struct smbd_pipeline *pipeline;
+	struct tevent_timer *unauth_timer;
+	bool terminating;
+};
+
+struct smbd_session {
+	struct smbd_session *prev, *next;
+	struct smbd_conn *conn;
+	uint64_t id;
+	bool valid;                     /* authentication completed */
+	bool guest;
+	bool anonymous;
+	const char *user;
+	struct auth_ctx *auth;          /* during SESSION_SETUP legs */
+	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
+	uint32_t next_tree_id;
+	struct smbd_tcon *tcons;
+	size_t num_tcons;
+};
+
+struct smbd_tcon {
+	struct smbd_tcon *prev, *next;
+	struct smbd_session *session;
+	uint32_t id;
+	const struct lp_share *share;
+	bool read_only;
+	struct vfs_handle *vfs;         /* the share's VFS stack + root fd */
+	struct smbd_open *opens;
+	size_t num_opens;
+};
+
+/* An open file or directory (MS-SMB2 3.3.1.10), owned by its tcon. */
+struct smbd_open {
+	struct smbd_open *prev, *next;
+	struct smbd_tcon *tcon;
+	uint64_t persistent_id;
+	uint64_t volatile_id;
+	struct vfs_fh *fh;
+	char *name;                     /* share-relative, '/'-separated */
+	bool is_dir;
+	uint32_t access_mask;
+	uint32_t share_access;
+	uint32_t create_options;
+	void *dir_state;                /* QUERY_DIRECTORY enumeration */
+};
+
+/*
+ * One element of a (possibly compound) request, handed to a command.  The
+ * pipeline has already checked the header, the body size, the session,
+ * tree and file id the command's table entry asks for.
+ */
+struct smbd_request {
+	struct smbd_conn *conn;
+	const struct smb2_pdu *pdu;
+	struct smbd_session *session;   /* NEED_SESSION and above */
+	struct smbd_tcon *tcon;         /* NEED_TCON */
+	struct smbd_open *open;         /* fileid_ofs set in the table */
+	/* CREATE sets this so related compound elements find the new open */
+	struct smbd_open *created;
+	uint16_t credits;               /* granted in the response */
+	/*
+	 * SESSION_SETUP and TREE_CONNECT set session/tcon to what they
+	 * created (the response header carries its id); LOGOFF and
+	 * TREE_DISCONNECT set them to NULL after freeing them.
+	 */
+};
+
+/*
+ * What a command produces: the response body (fixed + dynamic, as the
+ * lib/smb2 *_rsp_push functions return it) and an optional payload iovec
+ * that follows it (READ data), so the payload goes to the socket without
+ * a copy.  status is the header status for a successful body
+ * (MORE_PROCESSING_REQUIRED, BUFFER_OVERFLOW, ...); a command that fails
+ * returns the error from _recv and sets nothing here.
+ */
+struct smbd_response {
+	NTSTATUS status;
+	uint8_t *body;
+	size_t body_len;
+	const uint8_t *payload;
+	size_t payload_len;
+	void *payload_owner;            /* talloc chunk freed with the response */
+};
+
+typedef struct tevent_req *(*smbd_cmd_send_fn)(TALLOC_CTX *mem_ctx,
+					       struct tevent_context *ev,
+					       struct smbd_request *req);
+typedef NTSTATUS (*smbd_cmd_recv_fn)(struct tevent_req *subreq,
+				     TALLOC_CTX *mem_ctx,
+				     struct smbd_response *rsp);
+
+/* Commands: source3/smbd/smb2_<cmd>.c */
+#define SMBD_CMD(name) \
+	struct tevent_req *smb2_##name##_send(TALLOC_CTX *mem_ctx, \
+					      struct tevent_context *ev, \
+					      struct smbd_request *req); \
+	NTSTATUS smb2_##name##_recv(struct tevent_req *subreq, \
+				    TALLOC_CTX *mem_ctx, \
+				    struct smbd_response *rsp)
+SMBD_CMD(negprot);
+SMBD_CMD(sesssetup);
+SMBD_CMD(logoff);
+SMBD_CMD(tcon);
+SMBD_CMD(tdis);
+SMBD_CMD(create);
+SMBD_CMD(close);
+SMBD_CMD(read);
+SMBD_CMD(query_directory);
+SMBD_CMD(query_info);
+SMBD_CMD(echo);
+#undef SMBD_CMD
+
+/* Open-file table (source3/smbd/open_files.c) */
+struct smbd_open *smbd_open_new(struct smbd_tcon *tcon);
+struct smbd_open *smbd_open_find(struct smbd_tcon *tcon, uint64_t persistent,
+				 uint64_t volatile_id);
+
+/* Sessions and tree connects (session.c, tcon.c) */
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
+
+/* A simple command that completes at once: posts its result. */
+struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  NTSTATUS status, struct smbd_response *rsp);
+NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			struct smbd_response *rsp);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * The SMB2 transport: NBT framing, the receive loop and the send queue,
+ * on io_uring RECV/SENDMSG through lib/uring (plain sockets when the ring
+ * is unavailable; lib/uring hides the difference).
+ *
+ * One receive is in flight at a time: the 4-byte NBT header, then the PDU
+ * into a buffer of its own that is handed to the pipeline.  Responses are
+ * queued and sent in batches: everything queued while a send was in flight
+ * goes out in the next single SENDMSG.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include "lib/uring/uring.h"
+#include "lib/util/byteorder.h"
+#include "lib/util/debug.h"
+#include "lib/util/dlist.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/transport.h"
+
+#define NBT_SESSION_MESSAGE 0x00
+#define NBT_KEEPALIVE 0x85
+#define SMBD_SEND_MAX_IOV 1024
+
+struct smbd_send_entry {
+	struct smbd_send_entry *prev, *next;
+	struct iovec *iov;
+	int iovcnt;
+	uint8_t nbt[4];
+};
+
+struct smbd_transport {
+	struct smbd_conn *conn;
+	smbd_pdu_fn got_pdu;
+	size_t max_pdu;
+	bool paused;
+	struct tevent_req *recv_req;
+	uint8_t *hdr;                   /* NBT header being received */
+	uint8_t *pdu;                   /* buffer being received */
+	size_t pdu_len;
+	struct smbd_send_entry *queue;
+	struct tevent_req *send_req;
+};
+
+static void recv_header_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	size_t nread = 0;
+	ssize_t len = -1;
+	int ret;
+
+	ret = uring_recv_full_recv(subreq, &nread);
+	if (ret == 0 && nread == 4) {
+		len = nbt_check(t, t->hdr);
+	}
+	TALLOC_FREE(subreq);            /* and the header buffer */
+	t->recv_req = NULL;
+	t->hdr = NULL;
+	if (ret != 0 || nread != 4) {
+		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
+				    "client closed the connection");
+		return;
+	}
+	if (len <= 0) {
+		if (len < 0) {
+			smbd_conn_terminate(t->conn, "bad NBT header");
+		} else {
+			recv_start(t);
+		}
+		return;
+	}
+	t->pdu_len = (size_t)len;
+	t->recv_req = recv_buf(t, t->pdu_len, &t->pdu);
+	if (t->recv_req == NULL ||
+	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
+				    tevent_timeval_current_ofs(
+					    SMBD_PDU_TIMEOUT_SECS, 0))) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return;
+	}
+	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+}
+
+static void recv_pdu_done(struct tevent_req *subreq);
+static void send_next(struct smbd_transport *t);
+static void send_done(struct tevent_req *subreq);
+
+/*
+ * Receives len bytes into a fresh buffer.  The buffer is a child of the
+ * request, so that freeing the request in flight hands it to lib/uring,
+ * which keeps it until the kernel is done with it.
+ */
+static struct tevent_req *recv_buf(struct smbd_transport *t, size_t len,
+				   uint8_t **pbuf)
+{
+	struct smbd_conn *conn = t->conn;
+	uint8_t *buf = talloc_size(t, len);
+	struct tevent_req *req = NULL;
+
+	if (buf == NULL) {
+		return NULL;
+	}
+	req = uring_recv_full_send(t, conn->server->ev, conn->server->ring,
+				   conn->fd, buf, len, buf);
+	if (req == NULL) {
+		talloc_free(buf);
+		return NULL;
+	}
+	talloc_steal(req, buf);
+	*pbuf = buf;
+	return req;
+}
+
+static void recv_start(struct smbd_transport *t)
+{
+	struct smbd_conn *conn = t->conn;
+
+	if (t->paused || t->recv_req != NULL || conn->terminating) {
+		return;
+	}
+	t->recv_req = recv_buf(t, 4, &t->hdr);
+	if (t->recv_req == NULL) {
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	tevent_req_set_callback(t->recv_req, recv_header_done, t);
+}
+
+/* Validates the NBT header; returns the PDU length or -1 to disconnect. */
+static ssize_t nbt_check(struct smbd_transport *t, const uint8_t *hdr)
+{
+	uint32_t len = pull_be32(hdr) & 0xFFFFFF;
+
+	if (hdr[0] == NBT_KEEPALIVE && len == 0) {
+		return 0;
+	}
+	if (hdr[0] != NBT_SESSION_MESSAGE) {
+		DBG_INFO("%s: NBT type 0x%02x refused\n", t->conn->peer,
+			 hdr[0]);
+		return -1;
+	}
+	if (len < 32 || len > t->max_pdu) {
+		DBG_INFO("%s: PDU length %u outside 32..%zu\n",
+			 t->conn->peer, len, t->max_pdu);
+		return -1;
+	}
+	return len;
+}
+
+static void recv_header_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	uint8_t *hdr = tevent_req_callback_data_void(subreq) == NULL ?
+		NULL : talloc_parent(subreq);
+	size_t nread = 0;
+	ssize_t len;
+	int ret;
+
+	ret = uring_recv_full_recv(subreq, &nread);
+	t->recv_req = NULL;
+	if (ret != 0 || nread != 4) {
+		talloc_free(hdr);
+		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
+				    "client closed the connection");
+		return;
+	}
+	len = nbt_check(t, hdr);
+	talloc_free(hdr);               /* frees subreq too */
+	if (len <= 0) {
+		if (len < 0) {
+			smbd_conn_terminate(t->conn, "bad NBT header");
+		} else {
+			recv_start(t);
+		}
+		return;
+	}
+	t->pdu = talloc_size(t, (size_t)len);
+	if (t->pdu == NULL) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return;
+	}
+	t->pdu_len = (size_t)len;
+	t->recv_req = uring_recv_full_send(t->pdu, t->conn->server->ev,
+					   t->conn->server->ring, t->conn->fd,
+					   t->pdu, t->pdu_len, t->pdu);
+	if (t->recv_req == NULL ||
+	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
+				    tevent_timeval_current_ofs(
+					    SMBD_PDU_TIMEOUT_SECS, 0))) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return;
+	}
+	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+}
+
+static void recv_pdu_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	struct smbd_conn *conn = t->conn;
+	uint8_t *pdu = t->pdu;
+	size_t nread = 0;
+	int ret;
+
+	ret = uring_recv_full_recv(subreq, &nread);
+	talloc_steal(t, pdu);           /* completed: the kernel is done */
+	TALLOC_FREE(subreq);
+	t->recv_req = NULL;
+	t->pdu = NULL;
+	if (ret != 0 || nread != t->pdu_len) {
+		talloc_free(pdu);
+		smbd_conn_terminate(conn, ret == -ETIMEDOUT ?
+				    "partial PDU timed out" :
+				    "connection lost inside a PDU");
+		return;
+	}
+	t->got_pdu(conn, pdu, t->pdu_len);
+	if (!conn->terminating) {
+		recv_start(t);
+	}
+}
+
+static int transport_destructor(struct smbd_transport *t)
+{
+	/* in-flight ring ops are cancelled by freeing their requests */
+	return 0;
+}
+
+int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu)
+{
+	struct smbd_transport *t = talloc_zero(conn, struct smbd_transport);
+
+	if (t == NULL) {
+		return -1;
+	}
+	t->conn = conn;
+	t->got_pdu = got_pdu;
+	t->max_pdu = SMBD_MAX_PDU_PREAUTH;
+	talloc_set_destructor(t, transport_destructor);
+	conn->transport = t;
+	recv_start(t);
+	return conn->terminating ? -1 : 0;
+}
+
+void smbd_transport_set_max_pdu(struct smbd_conn *conn, size_t max)
+{
+	conn->transport->max_pdu = max;
+}
+
+void smbd_transport_pause(struct smbd_conn *conn, bool pause)
+{
+	struct smbd_transport *t = conn->transport;
+
+	if (t == NULL) {
+		return;
+	}
+	t->paused = pause;
+	if (pause && conn->terminating) {
+		TALLOC_FREE(t->recv_req);
+	}
+	if (!pause) {
+		recv_start(t);
+	}
+}
+
+int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
+			int iovcnt, void *owner)
+{
+	struct smbd_transport *t = conn->transport;
+	struct smbd_send_entry *e = NULL;
+	size_t len = 0;
+	int i;
+
+	if (conn->terminating || iovcnt + 1 > SMBD_SEND_MAX_IOV) {
+		talloc_free(owner);
+		return -1;
+	}
+	e = talloc_zero(t, struct smbd_send_entry);
+	if (e == NULL) {
+		talloc_free(owner);
+		return -1;
+	}
+	talloc_steal(e, owner);
+	e->iov = talloc_array(e, struct iovec, iovcnt + 1);
+	if (e->iov == NULL) {
+		talloc_free(e);
+		return -1;
+	}
+	for (i = 0; i < iovcnt; i++) {
+		e->iov[i + 1] = iov[i];
+		len += iov[i].iov_len;
+	}
+	push_be32(e->nbt, (uint32_t)len);       /* type 0, 24-bit length */
+	e->iov[0] = (struct iovec){ .iov_base = e->nbt, .iov_len = 4 };
+	e->iovcnt = iovcnt + 1;
+	DLIST_ADD_END_SIMPLE(t->queue, e);
+	send_next(t);
+	return 0;
+}
+
+/* Moves as many queued entries as fit into one batch and sends it. */
+static void send_next(struct smbd_transport *t)
+{
+	struct smbd_conn *conn = t->conn;
+	void *batch = NULL;
+	struct iovec *iov = NULL;
+	int n = 0;
+
+	if (t->send_req != NULL || t->queue == NULL || conn->terminating) {
+		return;
+	}
+	batch = talloc_new(t);
+	iov = talloc_array(batch, struct iovec, SMBD_SEND_MAX_IOV);
+	if (batch == NULL || iov == NULL) {
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	while (t->queue != NULL &&
+	       n + t->queue->iovcnt <= SMBD_SEND_MAX_IOV) {
+		struct smbd_send_entry *e = t->queue;
+		DLIST_REMOVE_SIMPLE(t->queue, e);
+		memcpy(iov + n, e->iov, sizeof(*iov) * e->iovcnt);
+		n += e->iovcnt;
+		talloc_steal(batch, e);
+	}
+	t->send_req = uring_sendmsg_full_send(t, conn->server->ev,
+					      conn->server->ring, conn->fd,
+					      iov, n, batch);
+	if (t->send_req == NULL) {
+		talloc_free(batch);
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	/* the batch lives exactly as long as the send (see lib/uring) */
+	talloc_steal(t->send_req, batch);
+	tevent_req_set_callback(t->send_req, send_done, t);
+}
+
+static void send_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	int ret = uring_sendmsg_full_recv(subreq);
+
+	TALLOC_FREE(subreq);            /* and the batch with it */
+	t->send_req = NULL;
+	if (ret != 0) {
+		smbd_conn_terminate(t->conn, "send failed");
+		return;
+	}
+	send_next(t);
+}

@@ -1,0 +1,37 @@
+/*
+ * NetBIOS session framing over TCP (RFC 1002 "direct hosted" as SMB2 uses
+ * it): a 4-byte header, type 0 and a 24-bit length, then the SMB2 PDU.
+ */
+#ifndef RINGSMB_SMBD_TRANSPORT_H
+#define RINGSMB_SMBD_TRANSPORT_H
+
+#include "source3/smbd/smbd.h"
+
+/* Pre-authentication PDU cap (RELIABILITY.md G4). */
+#define SMBD_MAX_PDU_PREAUTH (64 * 1024)
+/* Partial PDU timeout (G5): the rest of a PDU must follow in this time. */
+#define SMBD_PDU_TIMEOUT_SECS 30
+/* Unauthenticated connection timeout (G5). */
+#define SMBD_UNAUTH_TIMEOUT_SECS 60
+/* Requests in processing before we stop reading the socket. */
+#define SMBD_MAX_INFLIGHT 512
+
+/* Called for each received PDU; buf is a talloc chunk the callee owns. */
+typedef void (*smbd_pdu_fn)(struct smbd_conn *conn, uint8_t *buf,
+			    size_t len);
+
+int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu);
+/* The largest PDU accepted now: grows after authentication. */
+void smbd_transport_set_max_pdu(struct smbd_conn *conn, size_t max);
+/* Flow control: stop/resume reading the socket. */
+void smbd_transport_pause(struct smbd_conn *conn, bool pause);
+
+/*
+ * Queue one response (NBT header added here).  The iovec array is copied;
+ * the memory it points to must be children of owner, which is moved under
+ * the transport and freed once the bytes are sent.
+ */
+int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
+			int iovcnt, void *owner);
+
+#endif
