@@ -1,0 +1,163 @@
+/*
+ * smb.conf loading: Samba syntax, Samba parameter names.
+ *
+ * A configuration is loaded in one go into a struct loadparm (a talloc
+ * tree: every string, list and share hangs off it) and never changes
+ * afterwards; SIGHUP loads a new one.  Loading collects diagnostics
+ * instead of printing them, so testparm and smbd decide where they go.
+ *
+ * Parameters are described by one table (lib/param/param_table.c); the
+ * reference is docs/smb.conf.md.
+ */
+#ifndef RINGSMB_PARAM_H
+#define RINGSMB_PARAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <talloc.h>
+
+/*
+ * Install prefix (Samba's /usr/local/samba); the build may override it
+ * with -DRINGSMB_PREFIX=... for every directory at once.
+ */
+#ifndef RINGSMB_PREFIX
+#define RINGSMB_PREFIX "/usr/local/ringsmb"
+#endif
+#define LP_DEFAULT_CONFIG_FILE   RINGSMB_PREFIX "/etc/smb.conf"
+#define LP_DEFAULT_PRIVATE_DIR   RINGSMB_PREFIX "/private"
+#define LP_DEFAULT_PID_DIR       RINGSMB_PREFIX "/var/run"
+#define LP_DEFAULT_LOCK_DIR      RINGSMB_PREFIX "/var/lock"
+#define LP_DEFAULT_SMB_PASSWD    RINGSMB_PREFIX "/private/smbpasswd"
+
+/* SMB2 dialect codes, as in the NEGOTIATE request */
+#define LP_DIALECT_SMB2_02 0x0202
+#define LP_DIALECT_SMB2_10 0x0210
+#define LP_DIALECT_SMB3_00 0x0300
+#define LP_DIALECT_SMB3_02 0x0302
+#define LP_DIALECT_SMB3_11 0x0311
+
+enum lp_map_to_guest {
+	LP_MAP_TO_GUEST_NEVER = 0,
+	LP_MAP_TO_GUEST_BAD_USER,
+	LP_MAP_TO_GUEST_BAD_PASSWORD,
+	LP_MAP_TO_GUEST_BAD_UID,
+};
+
+/* "server signing" and "server smb encrypt" (Samba's smb_signing_setting) */
+enum lp_smb_setting {
+	LP_SMB_DEFAULT = 0,     /* signing: required for user sessions;
+				 * encryption: offered, not required */
+	LP_SMB_OFF,             /* "disabled" / "off" */
+	LP_SMB_IF_REQUIRED,     /* "auto" / "if_required" */
+	LP_SMB_DESIRED,         /* "desired" */
+	LP_SMB_REQUIRED,        /* "mandatory" / "required" */
+};
+
+struct lp_share {
+	const char *name;
+	const char *path;
+	bool read_only;
+	bool guest_ok;
+	const char **vfs_objects;       /* NULL-terminated, maybe empty */
+	bool browseable;
+	const char *comment;
+	bool available;
+	const char **valid_users;       /* NULL-terminated; stored only */
+	int smb_encrypt;                /* enum lp_smb_setting */
+};
+
+struct lp_global {
+	uint16_t *smb_ports;
+	size_t num_smb_ports;           /* >= 1 */
+	const char **interfaces;        /* NULL-terminated; empty = all */
+	bool bind_interfaces_only;
+	uint16_t server_min_protocol;   /* LP_DIALECT_* */
+	uint16_t server_max_protocol;
+	int log_level;
+	const char *log_file;           /* "" = standard error */
+	int max_log_size;               /* KiB; accepted, not enforced yet */
+	enum lp_map_to_guest map_to_guest;
+	const char *netbios_name;       /* upper case, <= 15 characters */
+	const char *workgroup;
+	const char *server_string;
+	bool io_uring;
+	int max_connections;            /* 0 = unlimited */
+	int deadtime;                   /* minutes, 0 = never */
+	const char *pid_directory;
+	const char *private_dir;
+	const char *lock_directory;
+	const char *smb_passwd_file;
+	int server_signing;             /* enum lp_smb_setting */
+	int smb_encrypt;                /* enum lp_smb_setting, [global] value */
+	int restrict_anonymous;         /* 0, 1, 2 */
+	const char *guest_account;
+};
+
+struct loadparm {
+	struct lp_global g;
+	/* share parameters set in [global]: defaults for every share */
+	struct lp_share share_defaults;
+	struct lp_share **shares;
+	size_t num_shares;
+	const char *config_file;        /* as given; "" for a buffer */
+};
+
+enum lp_severity {
+	LP_DIAG_WARNING,
+	LP_DIAG_ERROR,
+};
+
+struct lp_diag {
+	struct lp_diag *next;
+	enum lp_severity severity;
+	const char *file;
+	unsigned line;                  /* 0: not about one line */
+	/* complete text, "FILE:LINE: what went wrong" */
+	const char *message;
+};
+
+/*
+ * Load an smb.conf file.  Returns 0, or -1 if there was any error (the
+ * daemon must then refuse to start).  *out is the configuration as far
+ * as it could be understood, even on -1 (NULL only when out of memory);
+ * *diags the warnings and errors in order, or NULL.  Both are allocated
+ * on mem_ctx.
+ */
+int lp_load_file(TALLOC_CTX *mem_ctx, const char *path,
+		 struct loadparm **out, struct lp_diag **diags);
+
+/*
+ * The same for text in memory (tests, fuzzing, the embedded default).
+ * name is used in diagnostics and to resolve relative includes.  The
+ * text need not be NUL-terminated.
+ */
+int lp_load_buffer(TALLOC_CTX *mem_ctx, const char *name,
+		   const char *text, size_t len,
+		   struct loadparm **out, struct lp_diag **diags);
+
+/*
+ * The configuration used when there is no smb.conf: a guest share on
+ * ./share, served on 127.0.0.1:4445.  NULL only when out of memory.
+ */
+struct loadparm *lp_load_default(TALLOC_CTX *mem_ctx);
+const char *lp_embedded_default_text(void);
+
+const char *lp_default_config_file(void);
+
+/* Case-insensitive share lookup; NULL if there is no such share. */
+const struct lp_share *lp_find_share(const struct loadparm *lp,
+				     const char *name);
+
+/*
+ * Write the configuration in smb.conf form; loading the output again
+ * gives the same values.  show_defaults: also the parameters that have
+ * their default value (testparm -v).
+ */
+void lp_dump(FILE *f, const struct loadparm *lp, bool show_defaults);
+
+/* Dialect code to "SMB3_11" etc. */
+const char *lp_dialect_name(uint16_t dialect);
+
+#endif

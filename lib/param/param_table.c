@@ -1,0 +1,182 @@
+/*
+ * The parameter table: every smb.conf parameter ringsmb understands, with
+ * Samba's names and synonyms.  Adding a parameter is a struct field plus
+ * one entry here (and a line in docs/smb.conf.md).
+ */
+#include <ctype.h>
+#include <string.h>
+#include "lib/param/param_private.h"
+
+_Static_assert(sizeof(enum lp_map_to_guest) == sizeof(int),
+	       "LP_ENUM fields are accessed as int");
+
+#define G(field) .scope = LP_SCOPE_GLOBAL, \
+	.offset = offsetof(struct lp_global, field)
+#define S(field) .scope = LP_SCOPE_SHARE, \
+	.offset = offsetof(struct lp_share, field)
+#define NAMES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static const struct lp_enum_val map_to_guest_vals[] = {
+	{ "Never", LP_MAP_TO_GUEST_NEVER },
+	{ "Bad User", LP_MAP_TO_GUEST_BAD_USER },
+	{ "Bad Password", LP_MAP_TO_GUEST_BAD_PASSWORD },
+	{ "Bad Uid", LP_MAP_TO_GUEST_BAD_UID },
+	{ NULL, 0 },
+};
+
+static const struct lp_enum_val signing_vals[] = {
+	{ "default", LP_SMB_DEFAULT },
+	{ "auto", LP_SMB_IF_REQUIRED },
+	{ "mandatory", LP_SMB_REQUIRED },
+	{ "disabled", LP_SMB_OFF },
+	{ "desired", LP_SMB_DESIRED },
+	{ "if_required", LP_SMB_IF_REQUIRED },
+	{ "required", LP_SMB_REQUIRED },
+	{ "off", LP_SMB_OFF },
+	{ "no", LP_SMB_OFF },
+	{ "false", LP_SMB_OFF },
+	{ "yes", LP_SMB_IF_REQUIRED },
+	{ "true", LP_SMB_IF_REQUIRED },
+	{ NULL, 0 },
+};
+
+static const struct lp_enum_val encrypt_vals[] = {
+	{ "default", LP_SMB_DEFAULT },
+	{ "off", LP_SMB_OFF },
+	{ "if_required", LP_SMB_IF_REQUIRED },
+	{ "desired", LP_SMB_DESIRED },
+	{ "required", LP_SMB_REQUIRED },
+	{ "disabled", LP_SMB_OFF },
+	{ "no", LP_SMB_OFF },
+	{ "false", LP_SMB_OFF },
+	{ "auto", LP_SMB_IF_REQUIRED },
+	{ "enabled", LP_SMB_IF_REQUIRED },
+	{ "yes", LP_SMB_IF_REQUIRED },
+	{ "true", LP_SMB_IF_REQUIRED },
+	{ "mandatory", LP_SMB_REQUIRED },
+	{ NULL, 0 },
+};
+
+const struct lp_param lp_params[] = {
+	/* [global] only */
+	{ "smb ports", LP_PORTS, G(smb_ports), .def = "445",
+	  .count_offset = offsetof(struct lp_global, num_smb_ports) },
+	{ "interfaces", LP_LIST, G(interfaces), .def = "" },
+	{ "bind interfaces only", LP_BOOL, G(bind_interfaces_only),
+	  .def = "no" },
+	{ "server min protocol", LP_PROTOCOL, G(server_min_protocol),
+	  .def = "SMB2_02", .synonyms = NAMES("min protocol") },
+	{ "server max protocol", LP_PROTOCOL, G(server_max_protocol),
+	  .def = "SMB3_11", .flags = LP_FLAG_PROTO_MAX,
+	  .synonyms = NAMES("max protocol", "protocol") },
+	{ "log level", LP_LOGLEVEL, G(log_level), .def = "1",
+	  .synonyms = NAMES("debuglevel") },
+	{ "log file", LP_STRING, G(log_file), .def = "" },
+	{ "max log size", LP_INT, G(max_log_size), .def = "5000",
+	  .min = 0, .max = 1 << 30 },
+	{ "map to guest", LP_ENUM, G(map_to_guest), .def = "Never",
+	  .enums = map_to_guest_vals },
+	{ "netbios name", LP_STRING, G(netbios_name), .def = NULL,
+	  .max_len = 15, .flags = LP_FLAG_UPPER },
+	{ "workgroup", LP_STRING, G(workgroup), .def = "WORKGROUP",
+	  .max_len = 15 },
+	{ "server string", LP_STRING, G(server_string),
+	  .def = "ringsmb" },
+	{ "io_uring", LP_BOOL, G(io_uring), .def = "yes" },
+	{ "max connections", LP_INT, G(max_connections), .def = "0",
+	  .min = 0, .max = 1 << 24 },
+	{ "deadtime", LP_INT, G(deadtime), .def = "0",
+	  .min = 0, .max = 1 << 24 },
+	{ "pid directory", LP_STRING, G(pid_directory),
+	  .def = LP_DEFAULT_PID_DIR },
+	{ "private dir", LP_STRING, G(private_dir),
+	  .def = LP_DEFAULT_PRIVATE_DIR,
+	  .synonyms = NAMES("private directory") },
+	{ "lock directory", LP_STRING, G(lock_directory),
+	  .def = LP_DEFAULT_LOCK_DIR, .synonyms = NAMES("lock dir") },
+	{ "smb passwd file", LP_STRING, G(smb_passwd_file),
+	  .def = LP_DEFAULT_SMB_PASSWD },
+	{ "server signing", LP_ENUM, G(server_signing), .def = "default",
+	  .enums = signing_vals },
+	{ "restrict anonymous", LP_INT, G(restrict_anonymous), .def = "0",
+	  .min = 0, .max = 2 },
+	{ "guest account", LP_STRING, G(guest_account), .def = "nobody" },
+
+	/* shares; in [global] they set the default for every share */
+	{ "path", LP_STRING, S(path), .def = "",
+	  .synonyms = NAMES("directory") },
+	{ "comment", LP_STRING, S(comment), .def = "" },
+	{ "read only", LP_BOOL, S(read_only), .def = "yes",
+	  .inverted = NAMES("writeable", "writable", "write ok") },
+	{ "guest ok", LP_BOOL, S(guest_ok), .def = "no",
+	  .synonyms = NAMES("public") },
+	{ "browseable", LP_BOOL, S(browseable), .def = "yes",
+	  .synonyms = NAMES("browsable") },
+	{ "available", LP_BOOL, S(available), .def = "yes" },
+	{ "vfs objects", LP_LIST, S(vfs_objects), .def = "",
+	  .synonyms = NAMES("vfs object") },
+	{ "valid users", LP_LIST, S(valid_users), .def = "" },
+	{ "server smb encrypt", LP_ENUM, .scope = LP_SCOPE_SHARE |
+	  LP_SCOPE_GLOBAL, .offset = offsetof(struct lp_share, smb_encrypt),
+	  .goffset = offsetof(struct lp_global, smb_encrypt),
+	  .def = "default", .enums = encrypt_vals,
+	  .synonyms = NAMES("smb encrypt") },
+};
+
+const size_t lp_num_params = sizeof(lp_params) / sizeof(lp_params[0]);
+
+static bool lp_name_skip(char c)
+{
+	return c == ' ' || c == '\t' || c == '_';
+}
+
+/* Samba matches names ignoring case, blanks and underscores. */
+bool lp_name_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (lp_name_skip(*a)) {
+			a++;
+		}
+		while (lp_name_skip(*b)) {
+			b++;
+		}
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) {
+			return false;
+		}
+		if (*a == '\0') {
+			return true;
+		}
+		a++;
+		b++;
+	}
+}
+
+static bool lp_name_in(const char *name, const char *const *names)
+{
+	for (; names != NULL && *names != NULL; names++) {
+		if (lp_name_eq(name, *names)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct lp_param *lp_param_find(const char *name, bool *inverted)
+{
+	size_t i;
+
+	*inverted = false;
+	for (i = 0; i < lp_num_params; i++) {
+		const struct lp_param *p = &lp_params[i];
+
+		if (lp_name_eq(name, p->name) ||
+		    lp_name_in(name, p->synonyms)) {
+			return p;
+		}
+		if (lp_name_in(name, p->inverted)) {
+			*inverted = true;
+			return p;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,129 @@
+/*
+ * File, file system and directory information encoders (MS-FSCC 2.4,
+ * 2.5) and the name-in-expression matcher (MS-FSA 2.1.4.4).
+ *
+ * Pure functions: metadata in, little-endian bytes out.  The file layer
+ * fills a struct smb2_file_meta from statx and converts names to
+ * UTF-16LE; nothing here touches a file.
+ */
+#ifndef RINGSMB_SMB2_FILEINFO_H
+#define RINGSMB_SMB2_FILEINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <talloc.h>
+#include "lib/util/ntstatus.h"
+#include "lib/smb2/smb2.h"
+
+/* What the encoders know about one file or directory. */
+struct smb2_file_meta {
+	uint64_t create_time;           /* NTTIME */
+	uint64_t access_time;
+	uint64_t write_time;
+	uint64_t change_time;
+	uint32_t attributes;            /* SMB2_FILE_ATTRIBUTE_* */
+	uint64_t allocation_size;
+	uint64_t end_of_file;
+	uint32_t nlink;
+	bool delete_pending;
+	bool is_dir;
+	uint64_t file_id;               /* IndexNumber: the inode */
+	uint32_t ea_size;
+	/* per open (QUERY_INFO only) */
+	uint32_t access_mask;
+	uint64_t position;
+	uint32_t mode;                  /* FileModeInformation */
+	uint32_t alignment;
+};
+
+/* A UTF-16LE string (no terminator), e.g. from smb2_utf8_to_utf16. */
+struct smb2_name16 {
+	const uint8_t *data;
+	size_t len;                     /* bytes */
+};
+
+/*
+ * FileAllInformation's fixed part and the other fixed sizes, from
+ * MS-FSCC; the size a QUERY_INFO buffer must at least have.  0 for a
+ * class not implemented here.
+ */
+size_t smb2_fileinfo_min_size(uint8_t info_class);
+size_t smb2_fsinfo_min_size(uint8_t info_class);
+
+/*
+ * Encodes a file information class.  name is the path for
+ * FileAllInformation (as MS-FSCC FileNameInformation holds it); other
+ * classes ignore it.  The result, on mem_ctx, is truncated to max_len:
+ *   OK                   the whole structure fitted
+ *   BUFFER_OVERFLOW      variable part cut (MS-SMB2 3.3.5.20.1)
+ *   INFO_LENGTH_MISMATCH max_len below the fixed part; nothing returned
+ *   INVALID_INFO_CLASS   a class not implemented
+ *   NO_MEMORY
+ */
+NTSTATUS smb2_fileinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
+			    const struct smb2_file_meta *m,
+			    const struct smb2_name16 *name, uint32_t max_len,
+			    uint8_t **out, size_t *out_len);
+
+/* What the file system classes need. */
+struct smb2_fs_meta {
+	uint64_t volume_create_time;    /* NTTIME */
+	uint32_t serial_number;
+	struct smb2_name16 label;       /* the share name */
+	uint64_t total_units;           /* allocation units */
+	uint64_t caller_avail_units;    /* f_bavail */
+	uint64_t actual_avail_units;    /* f_bfree */
+	uint32_t sectors_per_unit;
+	uint32_t bytes_per_sector;
+	bool read_only;
+	bool case_sensitive;
+};
+
+/* As smb2_fileinfo_push, for SMB2_0_INFO_FILESYSTEM classes. */
+NTSTATUS smb2_fsinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
+			  const struct smb2_fs_meta *m, uint32_t max_len,
+			  uint8_t **out, size_t *out_len);
+
+/* ---- directory enumeration (QUERY_DIRECTORY) ---- */
+
+/* Fixed size of one entry before FileName; 0 if not supported. */
+size_t smb2_dirent_fixed_size(uint8_t info_class);
+
+/*
+ * A QUERY_DIRECTORY output buffer being filled.  Entries are 8-byte
+ * aligned; each NextEntryOffset points to the next entry, the last one
+ * is 0 and no padding follows it (MS-FSCC 2.4).
+ */
+struct smb2_dirlist {
+	uint8_t *buf;
+	size_t max;                     /* OutputBufferLength */
+	size_t len;                     /* end of the last entry */
+	size_t last;                    /* offset of the last entry */
+	size_t count;
+	uint8_t info_class;
+};
+
+void smb2_dirlist_init(struct smb2_dirlist *l, uint8_t info_class,
+		       uint8_t *buf, size_t max);
+
+/*
+ * Appends one entry.  false if it does not fit in what is left (the list
+ * is unchanged, so the caller keeps the entry for the next call).
+ */
+bool smb2_dirlist_add(struct smb2_dirlist *l, const struct smb2_file_meta *m,
+		      const struct smb2_name16 *name);
+
+/*
+ * Windows' name-in-expression matching (MS-FSA 2.1.4.4), on UTF-8:
+ * '*' any run, '?' one character, and the DOS wildcards '<' (DOS_STAR),
+ * '>' (DOS_QM) and '"' (DOS_DOT).  ASCII letters match without regard to
+ * case; other characters exactly.  An empty pattern matches everything.
+ * Runs in O(pattern * name) time whatever the pattern, no backtracking.
+ */
+bool smb2_name_match(const char *pattern, const char *name);
+
+/* Whether a pattern has wildcards at all (else it names one entry). */
+bool smb2_name_has_wildcard(const char *pattern);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * lib/uring: the only code in ringsmb that talks to liburing
+ * (shared/DESIGN.md section 4).  Functions return -errno like liburing.
+ *
+ * Event loop.  One ring per tevent context, created on first use by
+ * uring_ev_get() and found again from the context.  The ring fd is a
+ * tevent_fd for READ; every wakeup drains all CQEs.  SQEs queued by _send
+ * functions are flushed with at most one io_uring_submit() per loop
+ * iteration, from the tevent trace callback (AFTER_LOOP_ONCE and
+ * BEFORE_WAIT).  Create the ring in the thread that runs the loop, after
+ * any fork (the ring is SINGLE_ISSUER where the kernel supports it).
+ *
+ * Completion.  A _send function never completes its request before it
+ * returns: errors found inside _send are posted (tevent_req_post), and
+ * CQEs are reaped only from the ring's fd handler.
+ *
+ * Lifetime rules (see also lib/uring/README.md):
+ *
+ *  - Each submitted request owns an in-flight record that is a talloc
+ *    child of the ring, never of the request; its address is the SQE's
+ *    user_data.
+ *
+ *  - keep: the talloc chunk holding the memory the kernel uses (the
+ *    buffer, and whatever the prep function points the SQE at).  From
+ *    _send until the last CQE of the request, the in-flight record holds a
+ *    talloc reference on keep: if keep's owner is freed meanwhile (for
+ *    example keep is a child of the request and the request is freed),
+ *    keep moves under the record and is freed only after the kernel is
+ *    done with it.  While the kernel holds it, an explicit talloc_free(keep)
+ *    is refused by talloc (it stays under its parent); free the request or
+ *    keep's parent instead.  keep may be NULL when no memory is shared
+ *    with the kernel.  keep must not be an ancestor of the tevent context.
+ *
+ *  - Freeing a request while its SQEs are in flight (or tevent_req_cancel,
+ *    or a tevent_req_set_endtime timeout) queues IORING_OP_ASYNC_CANCEL;
+ *    the CQE handler frees the record (and drops keep) later.
+ *
+ *  - Freeing the tevent context frees the ring: in-flight operations are
+ *    cancelled and waited for (io_uring teardown), then every record is
+ *    freed.  Requests still alive then never complete; free them.
+ *
+ * Fallback.  With ring == NULL the high-level functions (pread, pwrite,
+ * fsync, recv_full, sendmsg_full) use plain syscalls with identical
+ * results: file calls run synchronously and post their completion,
+ * socket calls wait for readiness on a tevent_fd and then use
+ * non-blocking recv/sendmsg.  The generic functions (uring_req_send,
+ * uring_chain_send) need a ring and fail with -ENOSYS without one.
+ */
+#ifndef RINGSMB_URING_H
+#define RINGSMB_URING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <liburing.h>
+#include <talloc.h>
+#include <tevent.h>
+
+struct uring;
+
+/*
+ * The ring of ev, created on first call.  NULL if io_uring is unavailable
+ * (setup failed: old kernel, kernel.io_uring_disabled, seccomp, memlock,
+ * missing basic opcodes) or disabled by uring_ev_disable() or the
+ * environment variable RINGSMB_NO_IO_URING=1; the reason is logged once
+ * per context at level 1.  Callers then use the fallbacks (ring == NULL).
+ */
+struct uring *uring_ev_get(struct tevent_context *ev);
+
+/*
+ * Disable io_uring for ev ("io_uring = no"): later uring_ev_get(ev) calls
+ * return NULL.  A ring that already exists keeps serving its requests.
+ */
+void uring_ev_disable(struct tevent_context *ev);
+
+/* Whether the kernel supports opcode (IORING_OP_*), probed at setup. */
+bool uring_op_supported(struct uring *ring, uint8_t opcode);
+
+/* Counters since the ring was created. */
+struct uring_stats {
+	uint64_t enter_calls;     /* io_uring_enter syscalls (submits) */
+	uint64_t loop_iterations; /* tevent loop_once calls seen */
+	uint64_t sqes_submitted;  /* SQEs the kernel accepted */
+	uint64_t cqes_reaped;     /* CQEs consumed */
+	uint64_t inflight;        /* SQEs submitted, last CQE not yet seen */
+	uint64_t queued;          /* SQEs waiting in user space */
+};
+void uring_get_stats(struct uring *ring, struct uring_stats *st);
+
+/*
+ * Fills sqe for one operation; called before the _send function returns
+ * (into a staged copy, so private_data may live on the caller's stack).
+ * Must not set user_data; IOSQE_IO_LINK is managed by uring_chain_send.
+ * Pointers written into the SQE must stay valid until the CQE: keep them
+ * under keep.  Multishot operations are not supported.
+ */
+typedef void (*uring_prep_fn)(struct io_uring_sqe *sqe, void *private_data);
+
+/*
+ * One SQE, completed by its CQE.  uring_req_recv: 0 and *res = cqe->res
+ * (which may itself be -errno), or -errno if the request failed before
+ * reaching the kernel (-ENOMEM, -ENOSYS without a ring, -ECANCELED after
+ * tevent_req_cancel when the kernel already dropped it, -ETIMEDOUT).
+ * Zero-copy sends complete at the notification CQE (IORING_CQE_F_NOTIF);
+ * *res is then the result of the first CQE.
+ */
+struct tevent_req *uring_req_send(TALLOC_CTX *mem_ctx,
+				  struct tevent_context *ev,
+				  struct uring *ring,
+				  uring_prep_fn prep, void *private_data,
+				  void *keep);
+int uring_req_recv(struct tevent_req *req, int32_t *res);
+
+/*
+ * n SQEs linked with IOSQE_IO_LINK (e.g. sendmsg -> splice -> splice),
+ * submitted in one batch and completed once every CQE of the chain is in.
+ * results[i] is the result of links[i] (a failed link makes the rest
+ * -ECANCELED).  n must be 1..URING_CHAIN_MAX.
+ */
+#define URING_CHAIN_MAX 16
+struct uring_link {
+	uring_prep_fn prep;
+	void *private_data;
+};
+struct tevent_req *uring_chain_send(TALLOC_CTX *mem_ctx,
+				    struct tevent_context *ev,
+				    struct uring *ring,
+				    const struct uring_link *links, size_t n,
+				    void *keep);
+int uring_chain_recv(struct tevent_req *req, int32_t *results, size_t n);
+
+/*
+ * File I/O.  off + len must be <= INT64_MAX (-EINVAL).  Short transfers
+ * are continued until len bytes are done; pread stops early only at EOF
+ * (*nread < len).  EINTR/EAGAIN are retried.  A pwrite that makes no
+ * progress fails with -EIO.
+ */
+struct tevent_req *uring_pread_send(TALLOC_CTX *mem_ctx,
+				    struct tevent_context *ev,
+				    struct uring *ring, int fd,
+				    void *buf, size_t len, off_t off,
+				    void *keep);
+int uring_pread_recv(struct tevent_req *req, size_t *nread);
+
+struct tevent_req *uring_pwrite_send(TALLOC_CTX *mem_ctx,
+				     struct tevent_context *ev,
+				     struct uring *ring, int fd,
+				     const void *buf, size_t len, off_t off,
+				     void *keep);
+int uring_pwrite_recv(struct tevent_req *req, size_t *nwritten);
+
+/* fsync(2), or fdatasync(2) when datasync. */
+struct tevent_req *uring_fsync_send(TALLOC_CTX *mem_ctx,
+				    struct tevent_context *ev,
+				    struct uring *ring, int fd, bool datasync);
+int uring_fsync_recv(struct tevent_req *req);
+
+/*
+ * Socket I/O.  recv_full loops until len bytes arrived; at EOF it
+ * completes with 0 and *nread < len.  sendmsg_full copies the iovec array
+ * (not the data: keep that under keep), loops over partial sends and uses
+ * MSG_NOSIGNAL (EPIPE instead of SIGPIPE).  The socket may be blocking or
+ * not.
+ */
+struct tevent_req *uring_recv_full_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct uring *ring, int sockfd,
+					void *buf, size_t len, void *keep);
+int uring_recv_full_recv(struct tevent_req *req, size_t *nread);
+
+struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
+					   struct tevent_context *ev,
+					   struct uring *ring, int sockfd,
+					   const struct iovec *iov, int iovcnt,
+					   void *keep);
+int uring_sendmsg_full_recv(struct tevent_req *req);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * lib/uring internals shared by uring_ev.c (ring, loop glue, CQE
+ * dispatch), uring_req.c (requests, in-flight records), uring_file.c and
+ * uring_sock.c (high-level I/O).
+ */
+#ifndef RINGSMB_URING_PRIVATE_H
+#define RINGSMB_URING_PRIVATE_H
+
+#include "lib/uring/uring.h"
+
+struct uring_grp;
+
+/*
+ * One SQE.  Real ops live in their group's array; cancel ops are separate
+ * talloc children of the group they cancel.  The SQE is staged here
+ * until the ring has room, then copied into the SQ with user_data = op.
+ */
+struct uring_op {
+	struct uring_grp *grp;
+	struct uring_op *prev, *next;   /* ring->queue while queued */
+	struct io_uring_sqe sqe;
+	unsigned unit;          /* on a unit's first op: SQEs to stage together */
+	int32_t res;
+	bool is_cancel;
+	bool queued;            /* waiting in ring->queue */
+	bool staged;            /* in the SQ / kernel */
+	bool finished;          /* last CQE seen */
+};
+
+/*
+ * The in-flight record of one request: a talloc child of the ring, never
+ * of the request, so it outlives the request while the kernel owns its
+ * SQEs.  Freed once req is gone and no SQE of it is in the kernel.
+ */
+struct uring_grp {
+	struct uring *ring;
+	struct uring_grp *prev, *next;  /* ring->grps: all live groups */
+	struct tevent_req *req;         /* NULL once orphaned or completed */
+	unsigned n;                     /* real ops */
+	unsigned unfinished;            /* real ops without their last CQE */
+	unsigned in_kernel;             /* staged ops (real+cancel) not done */
+	unsigned n_queued;              /* ops waiting in ring->queue */
+	struct uring_op ops[];
+};
+
+struct uring {
+	struct tevent_context *ev;
+	struct io_uring ring;
+	unsigned setup_flags;
+	struct io_uring_probe *probe;
+	struct tevent_fd *fde;
+	struct tevent_immediate *kick;  /* another loop pass for the queue */
+	tevent_trace_callback_t prev_trace;
+	void *prev_trace_private;
+	bool submitted_this_pass;
+	struct uring_op *queue_head, *queue_tail;
+	struct uring_grp *grps;
+	struct uring_stats stats;
+};
+
+/* uring_ev.c */
+void uring_queue_unit(struct uring *r, struct uring_op *first, unsigned n);
+void uring_unqueue(struct uring *r, struct uring_op *op);
+
+/* uring_req.c: CQE dispatch and teardown accounting */
+void uring_op_cqe(struct uring_op *op, int32_t res, uint32_t flags);
+void uring_grps_cancel_all(struct uring *r);
+void uring_grps_abandon(struct uring *r);
+
+/* tevent errors carry positive errno; _recv functions return -errno */
+int uring_req_error(struct tevent_req *req);
+void uring_req_fail(struct tevent_req *req, int neg_errno);
+
+#endif
