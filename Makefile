@@ -36,7 +36,7 @@ test: build asan
 	@.venv/bin/python3 tests/runner.py
 
 unit: build asan
-	@.venv/bin/python3 tests/runner.py --only unit
+	@.venv/bin/python3 tests/runner.py --only unit --only unit-asan
 
 integration: build asan
 	@.venv/bin/python3 tests/runner.py --only integration

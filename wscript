@@ -63,7 +63,8 @@ def configure(conf):
                        % (pkg, deb))
     conf.check_cc(header_name='linux/openat2.h', uselib_store='OPENAT2',
                   mandatory=True, msg='Checking for linux/openat2.h')
-    conf.env.append_value('INCLUDES', [conf.path.abspath()])
+    conf.env.append_value('INCLUDES', [conf.path.abspath(),
+                                       conf.bldnode.abspath()])
     opt = '-O0' if conf.options.debug_build else '-O2'
     conf.env.append_value('CFLAGS', [
         opt, '-g', '-std=gnu11', '-Wall', '-Wextra', '-Wno-unused-parameter',

@@ -14,6 +14,7 @@
 
 #include <gnutls/gnutls.h>
 #include <gnutls/crypto.h>
+#include <nettle/memops.h>
 
 #include "lib/auth/auth_private.h"
 #include "lib/util/byteorder.h"

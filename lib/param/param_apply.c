@@ -5,6 +5,7 @@
  * those defaults.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 #include "lib/param/param_private.h"
@@ -91,6 +92,7 @@ static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 	const char *warning = NULL;
 	bool ok;
 
+	d->seq = e->seq;
 	if (p == NULL) {
 		lp_diag_add(d, LP_DIAG_WARNING, e->file, e->line,
 			    "unknown parameter \"%s\": ignored", e->key);
@@ -161,6 +163,7 @@ static struct lp_share *lp_share_add(struct loadparm *lp,
 static void lp_check_share(struct lp_share *s, const struct lp_section *sec,
 			   struct lp_diags *d)
 {
+	d->seq = sec->seq;
 	if (s->available && s->path[0] == '\0') {
 		lp_diag_add(d, LP_DIAG_WARNING, sec->file, sec->line,
 			    "share [%s] has no path: made unavailable",
@@ -171,6 +174,7 @@ static void lp_check_share(struct lp_share *s, const struct lp_section *sec,
 
 static void lp_check_protocols(struct loadparm *lp, struct lp_diags *d)
 {
+	d->seq = UINT_MAX;
 	if (lp->g.server_min_protocol > lp->g.server_max_protocol) {
 		lp_diag_add(d, LP_DIAG_ERROR, lp->config_file, 0,
 			    "server min protocol %s is higher than server "

@@ -50,7 +50,7 @@ int lp_load_buffer(TALLOC_CTX *mem_ctx, const char *name,
 	lp_diags_init(&d, mem_ctx);
 	raw = lp_raw_read_buffer(NULL, name, text, len, &d);
 	ret = lp_finish(mem_ctx, raw, name, &d, out);
-	*diags = d.head;
+	*diags = lp_diags_sorted(&d);
 	return ret;
 }
 
@@ -64,7 +64,7 @@ int lp_load_file(TALLOC_CTX *mem_ctx, const char *path,
 	lp_diags_init(&d, mem_ctx);
 	raw = lp_raw_read_file(NULL, path, &d);
 	ret = lp_finish(mem_ctx, raw, path, &d, out);
-	*diags = d.head;
+	*diags = lp_diags_sorted(&d);
 	return ret;
 }
 

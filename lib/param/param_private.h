@@ -82,12 +82,17 @@ struct lp_diags {
 	struct lp_diag **tail;
 	size_t num_errors;
 	size_t num_total;
+	/* position in the input of what is being looked at: diagnostics
+	 * are sorted by it, so they come in file order */
+	unsigned seq;
 };
 
 void lp_diags_init(struct lp_diags *d, TALLOC_CTX *mem_ctx);
 void lp_diag_add(struct lp_diags *d, enum lp_severity sev,
 		 const char *file, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* sorts by seq, keeping the order of equal ones; returns the head */
+struct lp_diag *lp_diags_sorted(struct lp_diags *d);
 
 /* ---- raw form (param_read.c) ---- */
 
@@ -96,12 +101,14 @@ struct lp_entry {
 	const char *value;
 	const char *file;
 	unsigned line;
+	unsigned seq;
 };
 
 struct lp_section {
 	const char *name;
 	const char *file;
 	unsigned line;
+	unsigned seq;
 	bool ignored;           /* [homes], [printers] */
 	struct lp_entry *entries;
 	size_t num_entries;

@@ -30,6 +30,7 @@ struct lp_reader {
 	/* real paths of the files being read, to refuse include loops */
 	const char *stack[LP_MAX_INCLUDE_DEPTH + 1];
 	unsigned depth;
+	unsigned seq;
 };
 
 struct lp_text {
@@ -37,6 +38,7 @@ struct lp_text {
 	const char *p;
 	const char *end;
 	unsigned line;
+	unsigned *seq;          /* physical lines read, over all files */
 };
 
 static void lp_read_text(struct lp_reader *rd, struct lp_text *t);
@@ -57,6 +59,7 @@ static char *lp_phys_line(TALLOC_CTX *mem_ctx, struct lp_text *t)
 	e = (nl != NULL) ? nl : t->end;
 	t->p = (nl != NULL) ? nl + 1 : t->end;
 	t->line++;
+	(*t->seq)++;
 	while (s < e && isspace((unsigned char)*s)) {
 		s++;
 	}
@@ -90,7 +93,7 @@ static char *lp_join_continued(TALLOC_CTX *mem_ctx, struct lp_text *t,
 			break;
 		}
 		if (next[0] != '\0') {
-			buf = talloc_asprintf_append_buffer(
+			buf = talloc_asprintf_append(
 				buf, "%s%s", buf[0] != '\0' ? " " : "", next);
 		}
 		talloc_free(next);
@@ -159,6 +162,7 @@ static bool lp_section_add(struct lp_reader *rd, const char *name,
 		.name = talloc_strdup(raw, name),
 		.file = talloc_strdup(raw, t->name),
 		.line = line,
+		.seq = rd->diags->seq,
 	};
 	struct lp_section *s = NULL;
 
@@ -241,6 +245,7 @@ static void lp_entry_add(struct lp_reader *rd, const char *key,
 		.value = talloc_strdup(rd->raw, value),
 		.file = talloc_strdup(rd->raw, t->name),
 		.line = line,
+		.seq = rd->diags->seq,
 	};
 	struct lp_entry *entries = NULL;
 
@@ -352,7 +357,7 @@ static bool lp_in_stack(struct lp_reader *rd, const char *real)
 static int lp_read_nested(struct lp_reader *rd, TALLOC_CTX *tmp,
 			  const char *path, const char *real)
 {
-	struct lp_text sub = { .name = path };
+	struct lp_text sub = { .name = path, .seq = &rd->seq };
 	char *data = NULL;
 	size_t len = 0;
 	int ret = lp_slurp(tmp, path, &data, &len);
@@ -431,6 +436,7 @@ static void lp_read_text(struct lp_reader *rd, struct lp_text *t)
 	char *line = NULL;
 
 	while ((line = lp_logical_line(tmp, t, &lineno)) != NULL) {
+		rd->diags->seq = *t->seq;
 		if (line[0] == '[') {
 			lp_section_line(rd, line, t, lineno);
 		} else {
@@ -446,7 +452,7 @@ static void lp_read_text(struct lp_reader *rd, struct lp_text *t)
 static struct lp_raw *lp_raw_new(TALLOC_CTX *mem_ctx, struct lp_reader *rd,
 				 struct lp_diags *diags)
 {
-	struct lp_text none = { .name = "" };
+	struct lp_text none = { .name = "", .seq = &rd->seq };
 
 	*rd = (struct lp_reader) { .diags = diags };
 	rd->raw = talloc_zero(mem_ctx, struct lp_raw);
@@ -466,6 +472,7 @@ struct lp_raw *lp_raw_read_buffer(TALLOC_CTX *mem_ctx, const char *name,
 	if (lp_raw_new(mem_ctx, &rd, diags) == NULL) {
 		return NULL;
 	}
+	t.seq = &rd.seq;
 	lp_read_text(&rd, &t);
 	return rd.raw;
 }

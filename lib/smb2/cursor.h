@@ -46,7 +46,8 @@ static inline const uint8_t *smb2_cur_bytes(struct smb2_cur *c, size_t n)
 		c->bad = true;
 		return NULL;
 	}
-	r = c->p + c->ofs;
+	/* p may be NULL for an empty buffer: no arithmetic on NULL */
+	r = c->p == NULL ? NULL : c->p + c->ofs;
 	c->ofs += n;
 	return r;
 }
@@ -133,7 +134,7 @@ static inline uint8_t *smb2_wr_space(struct smb2_wr *w, size_t n)
 		w->overflow = true;
 		return NULL;
 	}
-	r = w->p + w->ofs;
+	r = w->p == NULL ? NULL : w->p + w->ofs;
 	w->ofs += n;
 	return r;
 }

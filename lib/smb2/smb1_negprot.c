@@ -47,8 +47,11 @@ static bool smb1_next_dialect(struct smb2_cur *c, const char **s, size_t *n)
 		return false;
 	}
 	left = smb2_cur_left(c);
-	start = smb2_cur_bytes(c, 0);
-	nul = left > 0 ? memchr(start, 0, left) : NULL;
+	if (left == 0) {
+		return false;
+	}
+	start = c->p + c->ofs;
+	nul = memchr(start, 0, left);
 	if (nul == NULL) {
 		return false;
 	}

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/crypto/crypto.h"
+#include "config.h"
 #include "lib/param/param.h"
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"

@@ -42,46 +42,7 @@ struct smbd_transport {
 	struct tevent_req *send_req;
 };
 
-static void recv_header_done(struct tevent_req *subreq)
-{
-	struct smbd_transport *t = tevent_req_callback_data(
-		subreq, struct smbd_transport);
-	size_t nread = 0;
-	ssize_t len = -1;
-	int ret;
-
-	ret = uring_recv_full_recv(subreq, &nread);
-	if (ret == 0 && nread == 4) {
-		len = nbt_check(t, t->hdr);
-	}
-	TALLOC_FREE(subreq);            /* and the header buffer */
-	t->recv_req = NULL;
-	t->hdr = NULL;
-	if (ret != 0 || nread != 4) {
-		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
-				    "client closed the connection");
-		return;
-	}
-	if (len <= 0) {
-		if (len < 0) {
-			smbd_conn_terminate(t->conn, "bad NBT header");
-		} else {
-			recv_start(t);
-		}
-		return;
-	}
-	t->pdu_len = (size_t)len;
-	t->recv_req = recv_buf(t, t->pdu_len, &t->pdu);
-	if (t->recv_req == NULL ||
-	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
-				    tevent_timeval_current_ofs(
-					    SMBD_PDU_TIMEOUT_SECS, 0))) {
-		smbd_conn_terminate(t->conn, "out of memory");
-		return;
-	}
-	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
-}
-
+static void recv_header_done(struct tevent_req *subreq);
 static void recv_pdu_done(struct tevent_req *subreq);
 static void send_next(struct smbd_transport *t);
 static void send_done(struct tevent_req *subreq);

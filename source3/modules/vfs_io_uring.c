@@ -1,0 +1,165 @@
+/*
+ * vfs_io_uring: pread, pwrite and fsync as ring operations (lib/uring).
+ *
+ * The ring is the event context's (uring_ev_get), shared by every share
+ * and connection of the worker, so a loop iteration costs one submit
+ * however many reads it queued.  Without a ring (io_uring unavailable, or
+ * "io_uring = no") each call goes to the next module, i.e. vfs_default.
+ *
+ * The read buffer must be a talloc chunk: it is lib/uring's `keep`, so it
+ * outlives the kernel's use even if the request is freed in flight.
+ */
+#include <errno.h>
+#include "source3/modules/vfs.h"
+#include "lib/uring/uring.h"
+
+struct io_uring_state {
+	struct vfs_io_state io;
+};
+
+static struct uring *vfs_io_uring_ring(struct vfs_module *m,
+				       struct tevent_context *ev)
+{
+	if (!m->vfs->io_uring_enabled) {
+		return NULL;
+	}
+	return uring_ev_get(ev);
+}
+
+static void vfs_io_uring_pread_done(struct tevent_req *subreq);
+
+static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
+						  TALLOC_CTX *mem_ctx,
+						  struct tevent_context *ev,
+						  struct vfs_fh *fh, void *buf,
+						  size_t len, uint64_t off)
+{
+	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct io_uring_state *state = NULL;
+	struct tevent_req *req = NULL;
+	struct tevent_req *subreq = NULL;
+
+	if (ring == NULL) {
+		return vfs_next_pread_send(m, mem_ctx, ev, fh, buf, len, off);
+	}
+	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	subreq = uring_pread_send(state, ev, ring, fh->fd, buf, len,
+				  (off_t)off, buf);
+	if (tevent_req_nomem(subreq, req)) {
+		return tevent_req_post(req, ev);
+	}
+	tevent_req_set_callback(subreq, vfs_io_uring_pread_done, req);
+	return req;
+}
+
+static void vfs_io_uring_pread_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	size_t nread = 0;
+	int ret = uring_pread_recv(subreq, &nread);
+
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, nread);
+}
+
+static void vfs_io_uring_pwrite_done(struct tevent_req *subreq);
+
+/* buf must be a talloc chunk, as for pread. */
+static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
+						   TALLOC_CTX *mem_ctx,
+						   struct tevent_context *ev,
+						   struct vfs_fh *fh,
+						   const void *buf,
+						   size_t len, uint64_t off)
+{
+	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct io_uring_state *state = NULL;
+	struct tevent_req *req = NULL;
+	struct tevent_req *subreq = NULL;
+
+	if (ring == NULL) {
+		return vfs_next_pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
+	}
+	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	subreq = uring_pwrite_send(state, ev, ring, fh->fd, buf, len,
+				   (off_t)off, (void *)buf);
+	if (tevent_req_nomem(subreq, req)) {
+		return tevent_req_post(req, ev);
+	}
+	tevent_req_set_callback(subreq, vfs_io_uring_pwrite_done, req);
+	return req;
+}
+
+static void vfs_io_uring_pwrite_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	size_t nwritten = 0;
+	int ret = uring_pwrite_recv(subreq, &nwritten);
+
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, nwritten);
+}
+
+static void vfs_io_uring_fsync_done(struct tevent_req *subreq);
+
+static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
+						  TALLOC_CTX *mem_ctx,
+						  struct tevent_context *ev,
+						  struct vfs_fh *fh)
+{
+	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct io_uring_state *state = NULL;
+	struct tevent_req *req = NULL;
+	struct tevent_req *subreq = NULL;
+
+	if (ring == NULL) {
+		return vfs_next_fsync_send(m, mem_ctx, ev, fh);
+	}
+	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	subreq = uring_fsync_send(state, ev, ring, fh->fd, false);
+	if (tevent_req_nomem(subreq, req)) {
+		return tevent_req_post(req, ev);
+	}
+	tevent_req_set_callback(subreq, vfs_io_uring_fsync_done, req);
+	return req;
+}
+
+static void vfs_io_uring_fsync_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	int ret = uring_fsync_recv(subreq);
+
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, 0);
+}
+
+const struct vfs_ops vfs_io_uring_ops = {
+	.name = "io_uring",
+	.pread_send = vfs_io_uring_pread_send,
+	.pwrite_send = vfs_io_uring_pwrite_send,
+	.fsync_send = vfs_io_uring_fsync_send,
+};
