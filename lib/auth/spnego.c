@@ -292,8 +292,9 @@ NTSTATUS spnego_encode_resp(TALLOC_CTX *mem_ctx, const struct spnego_resp *r,
 		return NT_STATUS_NO_MEMORY;
 	}
 	ok = write_opt(a->node, "", "negTokenResp", 1) &&
+	     /* len 0: the value is the name of the ENUMERATED constant */
 	     write_opt(a->node, "negTokenResp.negState",
-		       neg_state_name(r->neg_state), 1) &&
+		       neg_state_name(r->neg_state), 0) &&
 	     write_opt(a->node, "negTokenResp.supportedMech",
 		       r->supported_mech ? NTLMSSP_OID : NULL, 1) &&
 	     write_opt(a->node, "negTokenResp.responseToken", r->token,

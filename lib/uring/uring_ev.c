@@ -17,7 +17,7 @@
 #include "lib/util/debug.h"
 #include "lib/uring/uring_private.h"
 
-#define URING_SLOT_NAME "ringsmb:uring_slot"
+/* the slot is found by its talloc type name, "struct uring_slot" */
 #define URING_SQ_ENTRIES 256
 #define URING_CQ_ENTRIES 4096
 #define URING_REAP_BATCH 64
@@ -39,9 +39,8 @@ static void uring_slot_visit(const void *ptr, int depth, int max_depth,
 	struct uring_slot **found = private_data;
 
 	if (depth == 1 && is_ref == 0 && *found == NULL &&
-	    strcmp(talloc_get_name(ptr), URING_SLOT_NAME) == 0) {
-		*found = talloc_get_type_abort(discard_const_p(void, ptr),
-					       struct uring_slot);
+	    talloc_check_name(ptr, "struct uring_slot") != NULL) {
+		*found = (struct uring_slot *)(uintptr_t)ptr;
 	}
 }
 
@@ -72,13 +71,7 @@ static struct uring_slot *uring_slot_get(struct tevent_context *ev)
 	if (slot != NULL) {
 		return slot;
 	}
-	slot = talloc_zero(ev, struct uring_slot);
-	if (slot != NULL) {
-		/* talloc_get_type_abort checks this name */
-		talloc_set_name_const(slot, "struct uring_slot");
-		talloc_set_name_const(slot, URING_SLOT_NAME);
-	}
-	return slot;
+	return talloc_zero(ev, struct uring_slot);
 }
 
 /* ---- ring set-up and teardown ---- */

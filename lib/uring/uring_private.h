@@ -36,6 +36,7 @@ struct uring_grp {
 	struct uring *ring;
 	struct uring_grp *prev, *next;  /* ring->grps: all live groups */
 	struct tevent_req *req;         /* NULL once orphaned or completed */
+	void *keep[2];                  /* talloc references held until done */
 	unsigned n;                     /* real ops */
 	unsigned unfinished;            /* real ops without their last CQE */
 	unsigned in_kernel;             /* staged ops (real+cancel) not done */
@@ -43,8 +44,11 @@ struct uring_grp {
 	struct uring_op ops[];
 };
 
+struct uring_slot;
+
 struct uring {
 	struct tevent_context *ev;
+	struct uring_slot *slot;        /* our parent, in ev */
 	struct io_uring ring;
 	unsigned setup_flags;
 	struct io_uring_probe *probe;
@@ -62,10 +66,15 @@ struct uring {
 void uring_queue_unit(struct uring *r, struct uring_op *first, unsigned n);
 void uring_unqueue(struct uring *r, struct uring_op *op);
 
-/* uring_req.c: CQE dispatch and teardown accounting */
+/* uring_req.c: CQE dispatch */
 void uring_op_cqe(struct uring_op *op, int32_t res, uint32_t flags);
-void uring_grps_cancel_all(struct uring *r);
-void uring_grps_abandon(struct uring *r);
+
+/* uring_req_send with a second chunk to keep (e.g. a msghdr copy) */
+struct tevent_req *uring_req_send2(TALLOC_CTX *mem_ctx,
+				   struct tevent_context *ev,
+				   struct uring *ring,
+				   uring_prep_fn prep, void *private_data,
+				   void *keep, void *keep2);
 
 /* tevent errors carry positive errno; _recv functions return -errno */
 int uring_req_error(struct tevent_req *req);

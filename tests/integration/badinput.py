@@ -118,12 +118,19 @@ def expand_template(t):
 
     if kind == "body-truncations":
         for cmd in t["commands"]:
-            for n in range(R.FIXED_LEN[cmd]):
+            if t.get("sample"):
+                fl = R.FIXED_LEN[cmd]
+                lengths = sorted({0, 1, 2, 3, fl // 2, fl - 2, fl - 1})
+            else:
+                lengths = range(R.FIXED_LEN[cmd])
+            for n in lengths:
                 c = base(cmd)
                 c["request"]["body_truncate"] = n
+                exp = t.get("expect_for", {}).get(cmd, t["expect"])
+                if n < 2 and "expect_no_structure_size" in t:
+                    exp = t["expect_no_structure_size"]
                 c.update(id="%s-%s-body-%d" % (t["prefix"], cmd.lower(), n),
-                         expect=t.get("expect_for", {}).get(cmd, t["expect"]),
-                         ref=t["ref"])
+                         expect=exp, ref=t["ref"])
                 if "stage_for" in t and cmd in t["stage_for"]:
                     c["stage"] = t["stage_for"][cmd]
                 out.append(c)
@@ -137,7 +144,8 @@ def expand_template(t):
                 c = base(cmd)
                 c["request"]["args"]["structure_size"] = v
                 c.update(id="%s-%s-ss-%d" % (t["prefix"], cmd.lower(), v),
-                         expect=t["expect"], ref=t["ref"])
+                         expect=t.get("expect_for", {}).get(cmd, t["expect"]),
+                         ref=t["ref"])
                 if "stage_for" in t and cmd in t["stage_for"]:
                     c["stage"] = t["stage_for"][cmd]
                 out.append(c)
@@ -224,6 +232,13 @@ def build_blob(spec, ctx, conn):
     {"spnego_resp": ntlm}, {"ntlm_authenticate": {...}}, ..."""
     if isinstance(spec, str):
         return bytes.fromhex(spec)
+    if "nested" in spec:
+        # {"nested": {"tag": "30", "depth": N, "inner": hex}}
+        n = spec["nested"]
+        blob = bytes.fromhex(n.get("inner", "0500"))
+        for _ in range(n["depth"]):
+            blob = R.der(int(n["tag"], 16), blob)
+        return blob
     if "spnego_init" in spec:
         inner = spec["spnego_init"]
         oid = bytes.fromhex(spec["oid_hex"]) if "oid_hex" in spec \

@@ -62,6 +62,15 @@ STATUS = {
     "STATUS_STOPPED_ON_SYMLINK": 0x8000002D,
     "STATUS_NO_PREAUTH_INTEGRITY_HASH_OVERLAP": 0xC05D0000,
     "STATUS_RANGE_NOT_LOCKED": 0xC000007E,
+    "STATUS_BAD_IMPERSONATION_LEVEL": 0xC00000A5,
+    "STATUS_NAME_TOO_LONG": 0xC0000106,
+    "STATUS_OBJECT_NAME_EXISTS": 0x40000000,
+    "STATUS_MEDIA_WRITE_PROTECTED": 0xC00000A2,
+    "STATUS_INVALID_DEVICE_STATE": 0xC0000184,
+    "STATUS_NOT_SAME_DEVICE": 0xC00000D4,
+    "STATUS_REQUEST_ABORTED": 0xC0000240,
+    "STATUS_DATA_ERROR": 0xC000003E,
+    "STATUS_INVALID_BUFFER_SIZE": 0xC0000206,
     "STATUS_NOT_FOUND": 0xC0000225,
 }
 STATUS_NAME = {v: k for k, v in STATUS.items()}
@@ -129,7 +138,7 @@ def build_header(command, message_id=0, session_id=0, tree_id=0, **kw):
     f = {
         "protocol_id": SMB2_PROTOCOL_ID, "structure_size": 64,
         "credit_charge": 0, "status": 0, "command": command,
-        "credit_request": 64, "flags": 0, "next_command": 0,
+        "credit_request": 256, "flags": 0, "next_command": 0,
         "message_id": message_id, "reserved": 0xFEFF, "tree_id": tree_id,
         "session_id": session_id, "signature": b"\0" * 16,
     }

@@ -30,11 +30,8 @@ def _param(c):
 
 @pytest.fixture(scope="module")
 def badinput_server(share_tree):
-    extra = {}
-    if TARGET == "ringsmb" and B.slow_enabled():
-        extra["request timeout"] = "5"
     srv = make_server(share_tree, os.environ.get("RINGSMB_BADINPUT_VARIANT",
-                                                 "default"), extra)
+                                                 "default"))
     B.probe(srv)
     yield srv
     finish_server(srv)

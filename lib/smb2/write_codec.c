@@ -1,0 +1,51 @@
+/*
+ * WRITE request and response bodies (MS-SMB2 2.2.21, 2.2.22).
+ */
+#include "lib/smb2/smb2_private.h"
+
+NTSTATUS smb2_write_req_pull(const struct smb2_pdu *pdu,
+			     struct smb2_write_req *out)
+{
+	struct smb2_cur c = smb2_body_cur(pdu, SMB2_OP_WRITE);
+	uint16_t ci_ofs = 0;
+	uint16_t ci_len = 0;
+	NTSTATUS status;
+
+	out->data = (struct smb2_blob){};
+	out->data_offset = smb2_cur_u16(&c);
+	out->length = smb2_cur_u32(&c);
+	out->offset = smb2_cur_u64(&c);
+	smb2_cur_file_id(&c, &out->file_id);
+	out->channel = smb2_cur_u32(&c);
+	out->remaining_bytes = smb2_cur_u32(&c);
+	ci_ofs = smb2_cur_u16(&c);
+	ci_len = smb2_cur_u16(&c);
+	out->flags = smb2_cur_u32(&c);
+	if (c.bad) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	status = smb2_pdu_blob(pdu, ci_ofs, ci_len, &out->channel_info);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return smb2_pdu_blob(pdu, out->data_offset, out->length, &out->data);
+}
+
+uint8_t *smb2_write_rsp_push(TALLOC_CTX *mem_ctx,
+			     const struct smb2_write_rsp *in, size_t *len)
+{
+	struct smb2_wr w;
+	uint8_t *buf = smb2_rsp_alloc(mem_ctx, SMB2_WRITE_RSP_SIZE, &w);
+
+	if (buf == NULL) {
+		return NULL;
+	}
+	smb2_wr_u16(&w, SMB2_WRITE_RSP_SIZE);
+	smb2_wr_u16(&w, 0);			/* Reserved */
+	smb2_wr_u32(&w, in->count);
+	smb2_wr_u32(&w, in->remaining);
+	smb2_wr_u16(&w, 0);			/* WriteChannelInfoOffset */
+	smb2_wr_u16(&w, 0);			/* WriteChannelInfoLength */
+	smb2_wr_u8(&w, 0);			/* Buffer: the pad byte */
+	return smb2_rsp_finish(buf, &w, len);
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""smbclient get of one large file from ringsmb and from Debian's Samba smbd,
+same file, same run; prints throughput, server CPU seconds per GiB and the
+ratios.  Usage: bench_get.py [--size-mib 2048] [--runs 3] [--dir /dev/shm]
+"""
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def wait_port(port, proc, secs=20):
+    end = time.time() + secs
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError('server exited with %d' % proc.returncode)
+        try:
+            socket.create_connection(('127.0.0.1', port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError('server did not listen on %d' % port)
+
+
+def cpu_seconds(pid):
+    """utime+stime of pid and its children that were waited for."""
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    tick = os.sysconf('SC_CLK_TCK')
+    return sum(int(x) for x in fields[11:15]) / tick
+
+
+def start_ringsmb(tmp, share, port, extra):
+    conf = os.path.join(tmp, 'ringsmb.conf')
+    with open(conf, 'w') as f:
+        f.write('[global]\nsmb ports = %d\ninterfaces = 127.0.0.1\n'
+                'bind interfaces only = yes\nmap to guest = Bad User\n'
+                'log level = 0\n%s\n[share]\npath = %s\nguest ok = yes\n'
+                % (port, extra, share))
+    smbd = os.environ.get('RINGSMB_SMBD', os.path.join(TOP, 'bin', 'smbd'))
+    return subprocess.Popen([smbd, '-F', '--debug-stdout', '-s', conf],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def start_samba(tmp, share, port):
+    d = os.path.join(tmp, 'samba')
+    for sub in ('private', 'lock', 'state', 'cache', 'pid', 'ncalrpc'):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+    conf = os.path.join(d, 'smb.conf')
+    with open(conf, 'w') as f:
+        f.write('[global]\nsmb ports = %d\ninterfaces = 127.0.0.1\n'
+                'bind interfaces only = yes\nmap to guest = Bad User\n'
+                'server role = standalone server\ndisable netbios = yes\n'
+                'private dir = {d}/private\nlock directory = {d}/lock\n'
+                'state directory = {d}/state\ncache directory = {d}/cache\n'
+                'pid directory = {d}/pid\nncalrpc dir = {d}/ncalrpc\n'
+                'log level = 0\nload printers = no\n'
+                '[share]\npath = %s\nguest ok = yes\n'.format(d=d)
+                % (port, share))
+    return subprocess.Popen(['/usr/sbin/smbd', '-F', '--debug-stdout',
+                             '--configfile=' + conf],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def server_cpu(proc):
+    """CPU of the server: the master and (Samba) its forked children."""
+    total = 0.0
+    pids = [proc.pid]
+    try:
+        out = subprocess.run(['pgrep', '-P', str(proc.pid)],
+                             stdout=subprocess.PIPE).stdout.split()
+        pids += [int(p) for p in out]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            total += cpu_seconds(p)
+        except OSError:
+            pass
+    return total
+
+
+def get_once(port, name, proto):
+    t0 = time.time()
+    subprocess.run(['smbclient', '-N', '//127.0.0.1/share', '-p', str(port),
+                    '-m', proto, '-c', 'get %s /dev/null' % name],
+                   check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=600)
+    return time.time() - t0
+
+
+def measure(proc, port, name, size, runs, proto):
+    best = None
+    cpu0 = server_cpu(proc)
+    for _ in range(runs):
+        t = get_once(port, name, proto)
+        best = t if best is None else min(best, t)
+    cpu = server_cpu(proc) - cpu0
+    gib = size / 2**30
+    return {'mib_s': size / 2**20 / best,
+            'cpu_per_gib': cpu / (gib * runs)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--size-mib', type=int, default=2048)
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--dir', default='/dev/shm')
+    ap.add_argument('--proto', default='SMB3_11')
+    ap.add_argument('--ringsmb-extra', default='',
+                    help='extra [global] lines for ringsmb')
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix='ringsmb-bench-', dir=a.dir)
+    share = os.path.join(tmp, 'share')
+    os.makedirs(share)
+    name = 'big.bin'
+    with open(os.path.join(share, name), 'wb') as f:
+        chunk = os.urandom(1 << 20)
+        for _ in range(a.size_mib):
+            f.write(chunk)
+    size = a.size_mib << 20
+    results = {}
+    try:
+        for kind in ('ringsmb', 'samba'):
+            port = free_port()
+            proc = (start_ringsmb(tmp, share, port, a.ringsmb_extra)
+                    if kind == 'ringsmb' else start_samba(tmp, share, port))
+            try:
+                wait_port(port, proc)
+                get_once(port, name, a.proto)       # warm up
+                results[kind] = measure(proc, port, name, size, a.runs,
+                                        a.proto)
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    r, s = results['ringsmb'], results['samba']
+    print('smbclient get %d MiB (%s, %s), best of %d:' %
+          (a.size_mib, a.proto, a.dir, a.runs))
+    for k in ('ringsmb', 'samba'):
+        print('  %-8s %8.1f MiB/s  %6.3f server CPU s/GiB' %
+              (k, results[k]['mib_s'], results[k]['cpu_per_gib']))
+    print('  ratio ringsmb/samba: throughput %.2f, CPU per GiB %.2f' %
+          (r['mib_s'] / s['mib_s'],
+           r['cpu_per_gib'] / s['cpu_per_gib'] if s['cpu_per_gib'] else 0))
+
+
+if __name__ == '__main__':
+    main()
