@@ -4,7 +4,8 @@
  *   NTOWFv2       = HMAC_MD5(NT hash, UTF16(UPPER(user)) || UTF16(domain))
  *   NTProofStr    = HMAC_MD5(NTOWFv2, ServerChallenge || temp)
  *   SessionBaseKey = HMAC_MD5(NTOWFv2, NTProofStr)
- *   KEY_EXCH:  ExportedSessionKey = RC4(SessionBaseKey, EncryptedRandomSessionKey)
+ *   KEY_EXCH:  ExportedSessionKey = RC4(SessionBaseKey,
+ *                                     EncryptedRandomSessionKey)
  *   MIC           = HMAC_MD5(ExportedSessionKey, NEG || CHAL || AUTH[MIC=0])
  *
  * gnutls provides HMAC-MD5 and RC4, nettle MD4.  Intermediate keys sit in

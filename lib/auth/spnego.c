@@ -263,6 +263,9 @@ static bool write_opt(asn1_node node, const char *name, const void *value,
 	if (len > INT_MAX) {
 		return false;
 	}
+	if (value == NULL) {
+		len = 0;	/* NULL, 0 deletes an OPTIONAL element */
+	}
 	return asn1_write_value(node, name, value, (int)len) == ASN1_SUCCESS;
 }
 

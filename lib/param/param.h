@@ -90,7 +90,7 @@ struct lp_global {
 	const char *lock_directory;
 	const char *smb_passwd_file;
 	int server_signing;             /* enum lp_smb_setting */
-	int smb_encrypt;                /* enum lp_smb_setting, [global] value */
+	int smb_encrypt;                /* enum lp_smb_setting ([global]) */
 	int restrict_anonymous;         /* 0, 1, 2 */
 	const char *guest_account;
 };
@@ -122,8 +122,8 @@ struct lp_diag {
  * Load an smb.conf file.  Returns 0, or -1 if there was any error (the
  * daemon must then refuse to start).  *out is the configuration as far
  * as it could be understood, even on -1 (NULL only when out of memory);
- * *diags the warnings and errors in order, or NULL.  Both are allocated
- * on mem_ctx.
+ * *diags the warnings and errors in file order, or NULL.  Both are
+ * allocated on mem_ctx; talloc_free(*diags) frees the whole list.
  */
 int lp_load_file(TALLOC_CTX *mem_ctx, const char *path,
 		 struct loadparm **out, struct lp_diag **diags);

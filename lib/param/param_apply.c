@@ -83,12 +83,33 @@ struct loadparm *lp_new_defaults(TALLOC_CTX *mem_ctx)
 	return lp;
 }
 
+static void lp_report_value(const struct lp_param *p,
+			    const struct lp_entry *e, bool ok,
+			    const char *warning, struct lp_diags *d)
+{
+	char *exp = NULL;
+
+	if (ok) {
+		if (warning != NULL) {
+			lp_diag_add(d, LP_DIAG_WARNING, e->file, e->line,
+				    "parameter \"%s\": %s", e->key, warning);
+		}
+		return;
+	}
+	exp = lp_value_expected(d->mem_ctx, p);
+	lp_diag_add(d, LP_DIAG_ERROR, e->file, e->line,
+		    "invalid value \"%s\" for parameter \"%s\": expected %s",
+		    e->value, e->key, exp != NULL ? exp : "something else");
+	talloc_free(exp);
+}
+
 /* Sets one entry of [global] (share == NULL) or of a share. */
 static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 			   const struct lp_entry *e, struct lp_diags *d)
 {
 	bool invert = false;
 	const struct lp_param *p = lp_param_find(e->key, &invert);
+	struct lp_target t = { share, share };
 	const char *warning = NULL;
 	bool ok;
 
@@ -104,24 +125,9 @@ static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 			    e->key, share->name);
 		return;
 	}
-	if (share != NULL) {
-		struct lp_target t = { share, share };
-		ok = lp_set(p, t, e->value, invert, &warning);
-	} else {
-		ok = lp_set_global(lp, p, e->value, invert, &warning);
-	}
-	if (!ok) {
-		char *exp = lp_value_expected(d->mem_ctx, p);
-
-		lp_diag_add(d, LP_DIAG_ERROR, e->file, e->line,
-			    "invalid value \"%s\" for parameter \"%s\": "
-			    "expected %s", e->value, e->key,
-			    exp != NULL ? exp : "something else");
-		talloc_free(exp);
-	} else if (warning != NULL) {
-		lp_diag_add(d, LP_DIAG_WARNING, e->file, e->line,
-			    "parameter \"%s\": %s", e->key, warning);
-	}
+	ok = (share != NULL) ? lp_set(p, t, e->value, invert, &warning) :
+		lp_set_global(lp, p, e->value, invert, &warning);
+	lp_report_value(p, e, ok, warning, d);
 }
 
 static void lp_apply_section(struct loadparm *lp, struct lp_share *share,

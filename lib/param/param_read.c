@@ -50,6 +50,7 @@ static char *lp_phys_line(TALLOC_CTX *mem_ctx, struct lp_text *t)
 {
 	const char *s = t->p;
 	const char *nl = NULL;
+	const char *nul = NULL;
 	const char *e = NULL;
 
 	if (t->p >= t->end) {
@@ -58,6 +59,9 @@ static char *lp_phys_line(TALLOC_CTX *mem_ctx, struct lp_text *t)
 	nl = memchr(s, '\n', t->end - s);
 	e = (nl != NULL) ? nl : t->end;
 	t->p = (nl != NULL) ? nl + 1 : t->end;
+	/* a NUL ends the line here, before trimming looks at its end */
+	nul = memchr(s, '\0', e - s);
+	e = (nul != NULL) ? nul : e;
 	t->line++;
 	(*t->seq)++;
 	while (s < e && isspace((unsigned char)*s)) {
@@ -90,6 +94,10 @@ static char *lp_join_continued(TALLOC_CTX *mem_ctx, struct lp_text *t,
 		char *next = lp_phys_line(mem_ctx, t);
 
 		if (next == NULL) {
+			/* at the end: no value may end in '\', or it
+			 * could not be written back (testparm) */
+			while (lp_continues(buf)) {
+			}
 			break;
 		}
 		if (next[0] != '\0') {

@@ -12,7 +12,7 @@
 
 #define FIELD(base, ofs, type) ((type *)((char *)(base) + (ofs)))
 #define CFIELD(base, ofs, type) \
-	((const type *)((const char *)(base) + (ofs)))
+	((type const *)((const char *)(base) + (ofs)))
 
 struct lp_parse_args {
 	TALLOC_CTX *owner;
@@ -223,14 +223,19 @@ static bool list_parse(const struct lp_parse_args *a)
 	return true;
 }
 
+/* Quote what would split, and a trailing '\' that would continue the
+ * line when the item is written last. */
 static bool needs_quotes(const char *s)
 {
-	for (; *s != '\0'; s++) {
-		if (list_sep(*s)) {
+	size_t len = strlen(s);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (list_sep(s[i])) {
 			return true;
 		}
 	}
-	return false;
+	return len > 0 && s[len - 1] == '\\';
 }
 
 static char *list_format(TALLOC_CTX *mem_ctx, const struct lp_param *p,

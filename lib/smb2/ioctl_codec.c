@@ -58,7 +58,7 @@ uint8_t *smb2_ioctl_rsp_push(TALLOC_CTX *mem_ctx,
 	smb2_wr_file_id(&w, &in->file_id);
 	smb2_wr_u32(&w, SMB2_IOCTL_RSP_BUFFER_OFFSET);
 	smb2_wr_u32(&w, (uint32_t)in->input.len);
-	smb2_wr_u32(&w, in->output.len ? SMB2_HDR_SIZE + (uint32_t)out_pos : 0);
+	smb2_wr_u32(&w, SMB2_HDR_SIZE + (uint32_t)out_pos);
 	smb2_wr_u32(&w, (uint32_t)in->output.len);
 	smb2_wr_u32(&w, in->flags);
 	smb2_wr_u32(&w, 0);			/* Reserved2 */

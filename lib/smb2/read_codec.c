@@ -33,9 +33,8 @@ uint8_t *smb2_read_rsp_push(TALLOC_CTX *mem_ctx,
 {
 	struct smb2_wr w;
 	/* the payload is not in this buffer: only the fixed part (+pad) */
-	size_t size = smb2_rsp_body_size(SMB2_READ_RSP_SIZE,
-					 in->data_len > 0 ? 1 : 0) -
-		      (in->data_len > 0 ? 1 : 0);
+	size_t size = in->data_len > 0 ? (SMB2_READ_RSP_SIZE & ~1) :
+					 SMB2_READ_RSP_SIZE;
 	uint8_t *buf = NULL;
 
 	buf = smb2_rsp_alloc(mem_ctx, size, &w);

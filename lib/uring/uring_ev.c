@@ -186,18 +186,26 @@ static void uring_submit(struct uring *r)
 	DBG_ERR("io_uring_submit: %s\n", strerror(-ret));
 }
 
-static void uring_flush(struct uring *r)
+/*
+ * One submit per pass.  If the SQ overflowed: after AFTER_LOOP_ONCE an
+ * immediate makes one more pass (and submit); at BEFORE_WAIT the loop is
+ * about to block, maybe on operations that never complete (idle
+ * sockets), so the rest is submitted now, one submit per SQ full.
+ */
+static void uring_flush(struct uring *r, bool before_wait)
 {
 	if (r->submitted_this_pass) {
 		return;
 	}
-	uring_stage_queue(r);
-	if (io_uring_sq_ready(&r->ring) == 0) {
-		return;
-	}
-	uring_submit(r);
+	do {
+		uring_stage_queue(r);
+		if (io_uring_sq_ready(&r->ring) == 0) {
+			return;
+		}
+		uring_submit(r);
+	} while (before_wait && r->queue_head != NULL &&
+		 io_uring_sq_ready(&r->ring) == 0);
 	if (r->queue_head != NULL) {
-		/* the SQ was full: one more pass, one more submit */
 		uring_kick(r);
 	}
 }
@@ -211,11 +219,11 @@ static void uring_trace(enum tevent_trace_point tp, void *private_data)
 		r->submitted_this_pass = false;
 		break;
 	case TEVENT_TRACE_BEFORE_WAIT:
-		uring_flush(r);
+		uring_flush(r, true);
 		break;
 	case TEVENT_TRACE_AFTER_LOOP_ONCE:
 		r->stats.loop_iterations++;
-		uring_flush(r);
+		uring_flush(r, false);
 		break;
 	default:
 		break;
@@ -489,7 +497,10 @@ static struct uring *uring_create(struct uring_slot *slot,
 		DBG_WARNING("io_uring unavailable (%s); using plain syscalls\n",
 			    why);
 		TALLOC_FREE(r);
+		return NULL;
 	}
+	DBG_INFO("io_uring ready: setup flags %#x, %u SQ entries\n",
+		 r->setup_flags, r->ring.sq.ring_entries);
 	return r;
 }
 

@@ -32,7 +32,7 @@
 static int default_openat2(int dirfd, const char *path, int flags)
 {
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
+		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.resolve = VFS_RESOLVE,
 	};
 	int i;
@@ -40,6 +40,10 @@ static int default_openat2(int dirfd, const char *path, int flags)
 
 	if (path[0] == '\0') {
 		path = ".";
+	}
+	/* openat2 is strict: O_PATH takes no O_NOCTTY (EINVAL) */
+	if ((flags & O_PATH) == 0) {
+		how.flags |= O_NOCTTY;
 	}
 	for (i = 0; i < VFS_OPENAT2_TRIES; i++) {
 		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));

@@ -166,12 +166,13 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	int ret;
 
 	ret = uring_recv_full_recv(subreq, &nread);
-	talloc_steal(t, pdu);           /* completed: the kernel is done */
-	TALLOC_FREE(subreq);
+	if (ret == 0 && nread == t->pdu_len) {
+		talloc_steal(t, pdu);   /* complete: the kernel is done */
+	}
+	TALLOC_FREE(subreq);            /* on error, lib/uring keeps pdu */
 	t->recv_req = NULL;
 	t->pdu = NULL;
 	if (ret != 0 || nread != t->pdu_len) {
-		talloc_free(pdu);
 		smbd_conn_terminate(conn, ret == -ETIMEDOUT ?
 				    "partial PDU timed out" :
 				    "connection lost inside a PDU");

@@ -167,6 +167,9 @@ def expand_template(t):
         # one case per value of one field: {"field": "args.x" | "hdr.x"
         # | "nbt.length" | "pdu_truncate", "values": [...]}
         for v in t["values"]:
+            vid = None
+            if isinstance(v, list):        # [id suffix, value]
+                vid, v = v
             c = json.loads(json.dumps(t["base"]))
             where, _, name = t["field"].partition(".")
             req = c["request"]
@@ -174,7 +177,8 @@ def expand_template(t):
                 req.setdefault(where, {})[name] = v
             else:
                 req[where] = v
-            vid = v if isinstance(v, str) else str(v)
+            if vid is None:
+                vid = v if isinstance(v, str) else str(v)
             c.update(id="%s-%s" % (t["prefix"], vid.lower()),
                      expect=t["expect"], ref=t["ref"])
             out.append(c)
@@ -448,8 +452,12 @@ def check(case, outcome, conn):
     if e.get("disconnect") and not (e.get("status") or e.get("status_any")):
         return bad
     if "statuses" in e:
+        # each element: a status name or a list of acceptable names
+        want = [w if isinstance(w, list) else [w] for w in e["statuses"]]
         names = [r.status_name for r in val]
-        return None if names == e["statuses"] else bad
+        ok = len(names) == len(want) and all(
+            n in w for n, w in zip(names, want))
+        return None if ok else bad
     r = val[0]
     allowed = e.get("status_any") or [e["status"]]
     if r.status_name not in allowed and "0x%08X" % r.status not in allowed:

@@ -62,6 +62,9 @@ STATUS = {
     "STATUS_STOPPED_ON_SYMLINK": 0x8000002D,
     "STATUS_NO_PREAUTH_INTEGRITY_HASH_OVERLAP": 0xC05D0000,
     "STATUS_RANGE_NOT_LOCKED": 0xC000007E,
+    "STATUS_ILLEGAL_CHARACTER": 0xC0000161,
+    "STATUS_NO_EAS_ON_FILE": 0xC0000052,
+    "STATUS_EAS_NOT_SUPPORTED": 0xC000004F,
     "STATUS_BAD_IMPERSONATION_LEVEL": 0xC00000A5,
     "STATUS_NAME_TOO_LONG": 0xC0000106,
     "STATUS_OBJECT_NAME_EXISTS": 0x40000000,
@@ -667,11 +670,14 @@ class Conn:
             buf += chunk
         return buf
 
-    def recv_frame(self, timeout=None):
-        """One NBT frame's payload."""
+    def recv_frame(self, timeout=None, any_type=False):
+        """One NBT frame's payload (with any_type, NetBIOS session
+        service frames of other types are returned too, header included)."""
         deadline = time.monotonic() + (timeout or self.timeout)
         h = self._recv_exact(4, deadline)
         n = struct.unpack(">I", b"\0" + h[1:])[0]
+        if any_type and h[0] != 0:
+            return h + self._recv_exact(n & 0x1FFFF, deadline)
         if h[0] != 0:
             raise ProtocolError("NBT type 0x%02x from server" % h[0])
         return self._recv_exact(n, deadline)
@@ -698,8 +704,8 @@ class Conn:
         frames = []
         for _ in range(256):
             try:
-                frames.append(self.recv_frame(max(0.01, deadline -
-                                                  time.monotonic())))
+                frames.append(self.recv_frame(
+                    max(0.01, deadline - time.monotonic()), any_type=True))
             except Disconnected:
                 return frames
         raise ProtocolError("server kept talking")

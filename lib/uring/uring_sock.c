@@ -1,0 +1,378 @@
+/*
+ * recv_full / sendmsg_full: loop until the whole buffer moved.
+ *
+ * Ring: IORING_OP_RECV / IORING_OP_SENDMSG; if the kernel answers -EAGAIN
+ * (a non-blocking socket it did not arm poll for) wait with
+ * IORING_OP_POLL_ADD, then try again.  No ring: wait for readiness on a
+ * tevent_fd, then non-blocking recv/sendmsg until EAGAIN.  Either way the
+ * request completes from the event loop, never inside _send.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "lib/uring/uring_private.h"
+
+#define URING_SOCK_MAX (1u << 30)       /* per recv SQE */
+
+enum { URING_DONE = 0, URING_MORE = 1, URING_WAIT = 2 };
+
+/* sendmsg_full's private copy of the iovec array, advanced as it goes */
+struct uring_msg {
+	struct msghdr mh;
+	int iovcnt;
+	int cur;
+	struct iovec iov[];
+};
+
+struct uring_sock_state {
+	struct tevent_context *ev;
+	struct uring *ring;
+	struct tevent_req *subreq;
+	struct tevent_fd *fde;
+	int fd;
+	bool sending;
+	bool polling;           /* the in-flight op is a POLL_ADD */
+	void *keep;
+	uint8_t *buf;           /* recv */
+	size_t len;
+	size_t done;            /* bytes received or sent */
+	struct uring_msg *msg;  /* sendmsg */
+};
+
+static void uring_sock_done(struct tevent_req *subreq);
+static void uring_sock_ready(struct tevent_context *ev,
+			     struct tevent_fd *fde, uint16_t flags,
+			     void *private_data);
+
+static void uring_msg_skip_empty(struct uring_msg *m)
+{
+	while (m->cur < m->iovcnt && m->iov[m->cur].iov_len == 0) {
+		m->cur++;
+	}
+}
+
+static void uring_msg_consume(struct uring_msg *m, size_t n)
+{
+	while (n > 0 && m->cur < m->iovcnt) {
+		struct iovec *v = &m->iov[m->cur];
+		size_t take = n < v->iov_len ? n : v->iov_len;
+
+		v->iov_base = (uint8_t *)v->iov_base + take;
+		v->iov_len -= take;
+		n -= take;
+		uring_msg_skip_empty(m);
+	}
+}
+
+/* Points the msghdr at what is left; called right before each send. */
+static struct msghdr *uring_msg_hdr(struct uring_msg *m)
+{
+	m->mh = (struct msghdr) {
+		.msg_iov = m->iov + m->cur,
+		.msg_iovlen = (size_t)(m->iovcnt - m->cur),
+	};
+	return &m->mh;
+}
+
+/* One transfer's result: URING_DONE/MORE/WAIT or -errno. */
+static int uring_sock_advance(struct uring_sock_state *s, int64_t res)
+{
+	if (res == -EINTR) {
+		return URING_MORE;
+	}
+	if (res == -EAGAIN || res == -EWOULDBLOCK) {
+		return URING_WAIT;
+	}
+	if (res < 0) {
+		return (int)res;
+	}
+	if (s->sending) {
+		if (res == 0) {
+			return -EIO;    /* no progress: do not spin */
+		}
+		s->done += (size_t)res;
+		uring_msg_consume(s->msg, (size_t)res);
+		return s->msg->cur < s->msg->iovcnt ? URING_MORE : URING_DONE;
+	}
+	if (res == 0) {
+		return URING_DONE;      /* EOF: done < len tells the caller */
+	}
+	s->done += (size_t)res;
+	return s->done < s->len ? URING_MORE : URING_DONE;
+}
+
+static size_t uring_sock_chunk(const struct uring_sock_state *s)
+{
+	size_t left = s->len - s->done;
+
+	return left < URING_SOCK_MAX ? left : URING_SOCK_MAX;
+}
+
+/* ---- ring path ---- */
+
+static void uring_sock_prep(struct io_uring_sqe *sqe, void *private_data)
+{
+	struct uring_sock_state *s = private_data;
+
+	if (s->polling) {
+		io_uring_prep_poll_add(sqe, s->fd, s->sending ? POLLOUT : POLLIN);
+	} else if (s->sending) {
+		io_uring_prep_sendmsg(sqe, s->fd, uring_msg_hdr(s->msg),
+				      MSG_NOSIGNAL);
+	} else {
+		io_uring_prep_recv(sqe, s->fd, s->buf + s->done,
+				   uring_sock_chunk(s), 0);
+	}
+}
+
+static int uring_sock_step(struct tevent_req *req)
+{
+	struct uring_sock_state *s = tevent_req_data(
+		req, struct uring_sock_state);
+
+	/* the msghdr and iovec copy are kernel-visible memory too */
+	s->subreq = uring_req_send2(s, s->ev, s->ring, uring_sock_prep, s,
+				    s->keep, s->msg);
+	if (s->subreq == NULL) {
+		return -ENOMEM;
+	}
+	tevent_req_set_callback(s->subreq, uring_sock_done, req);
+	return 0;
+}
+
+static int uring_sock_result(struct uring_sock_state *s, int32_t res)
+{
+	if (!s->polling) {
+		return uring_sock_advance(s, res);
+	}
+	s->polling = false;
+	return (res < 0 && res != -EINTR) ? res : URING_MORE;
+}
+
+static void uring_sock_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(
+		subreq, struct tevent_req);
+	struct uring_sock_state *s = tevent_req_data(
+		req, struct uring_sock_state);
+	int32_t res = 0;
+	int ret = uring_req_recv(subreq, &res);
+
+	TALLOC_FREE(subreq);
+	s->subreq = NULL;
+	if (ret == 0) {
+		ret = uring_sock_result(s, res);
+	}
+	if (ret == URING_WAIT) {
+		s->polling = true;
+	}
+	if (ret == URING_MORE || ret == URING_WAIT) {
+		ret = uring_sock_step(req);
+		if (ret == 0) {
+			return;
+		}
+	}
+	if (ret != 0) {
+		uring_req_fail(req, ret);
+		return;
+	}
+	tevent_req_done(req);
+}
+
+/* ---- fallback path ---- */
+
+static int64_t uring_sock_try(struct uring_sock_state *s)
+{
+	ssize_t n;
+
+	if (s->sending) {
+		n = sendmsg(s->fd, uring_msg_hdr(s->msg),
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+	} else {
+		n = recv(s->fd, s->buf + s->done, uring_sock_chunk(s),
+			 MSG_DONTWAIT);
+	}
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * tevent's epoll backend reports HUP/ERR only to fds that wait for READ
+ * (select() semantics) and silently drops a WRITE-only fd on error, so a
+ * waiting sender asks for READ too.  A READ wakeup that sends nothing
+ * means the peer sent data, not an error: to avoid spinning on it, wait
+ * for WRITE only until the next progress.
+ */
+static void uring_sock_send_flags(struct uring_sock_state *s,
+				  uint16_t flags, size_t done_before)
+{
+	bool progress = s->done != done_before;
+
+	tevent_fd_set_flags(s->fde, progress || (flags & TEVENT_FD_WRITE) ?
+			    TEVENT_FD_READ | TEVENT_FD_WRITE :
+			    TEVENT_FD_WRITE);
+}
+
+static int uring_sock_wait(struct tevent_req *req)
+{
+	struct uring_sock_state *s = tevent_req_data(
+		req, struct uring_sock_state);
+
+	s->fde = tevent_add_fd(s->ev, s, s->fd, s->sending ?
+			       TEVENT_FD_READ | TEVENT_FD_WRITE :
+			       TEVENT_FD_READ, uring_sock_ready, req);
+	return s->fde != NULL ? 0 : -ENOMEM;
+}
+
+static void uring_sock_ready(struct tevent_context *ev,
+			     struct tevent_fd *fde, uint16_t flags,
+			     void *private_data)
+{
+	struct tevent_req *req = talloc_get_type_abort(
+		private_data, struct tevent_req);
+	struct uring_sock_state *s = tevent_req_data(
+		req, struct uring_sock_state);
+	size_t done_before = s->done;
+	int ret;
+
+	do {
+		ret = uring_sock_advance(s, uring_sock_try(s));
+	} while (ret == URING_MORE);
+	if (ret == URING_WAIT) {
+		if (s->sending) {
+			uring_sock_send_flags(s, flags, done_before);
+		}
+		return;                 /* level-triggered: called again */
+	}
+	TALLOC_FREE(s->fde);
+	if (ret != 0) {
+		uring_req_fail(req, ret);
+		return;
+	}
+	tevent_req_done(req);
+}
+
+/* ---- common ---- */
+
+static void uring_sock_cleanup(struct tevent_req *req,
+			       enum tevent_req_state req_state)
+{
+	struct uring_sock_state *s = tevent_req_data(
+		req, struct uring_sock_state);
+
+	TALLOC_FREE(s->subreq);
+	TALLOC_FREE(s->fde);
+}
+
+static bool uring_sock_finished(const struct uring_sock_state *s)
+{
+	if (s->sending) {
+		return s->msg->cur == s->msg->iovcnt;
+	}
+	return s->len == 0;
+}
+
+static struct tevent_req *uring_sock_start(struct tevent_req *req,
+					   struct uring_sock_state *s)
+{
+	int ret = 0;
+
+	tevent_req_set_cleanup_fn(req, uring_sock_cleanup);
+	if (uring_sock_finished(s)) {
+		tevent_req_done(req);
+		return tevent_req_post(req, s->ev);
+	}
+	ret = s->ring != NULL ? uring_sock_step(req) : uring_sock_wait(req);
+	if (ret != 0) {
+		uring_req_fail(req, ret);
+		return tevent_req_post(req, s->ev);
+	}
+	return req;
+}
+
+struct tevent_req *uring_recv_full_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct uring *ring, int sockfd,
+					void *buf, size_t len, void *keep)
+{
+	struct tevent_req *req = NULL;
+	struct uring_sock_state *s = NULL;
+
+	req = tevent_req_create(mem_ctx, &s, struct uring_sock_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	*s = (struct uring_sock_state) {
+		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
+		.buf = buf, .len = len,
+	};
+	return uring_sock_start(req, s);
+}
+
+int uring_recv_full_recv(struct tevent_req *req, size_t *nread)
+{
+	struct uring_sock_state *s = tevent_req_data(
+		req, struct uring_sock_state);
+	int ret = uring_req_error(req);
+
+	*nread = ret == 0 ? s->done : 0;
+	tevent_req_received(req);
+	return ret;
+}
+
+static struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx,
+					const struct iovec *iov, int iovcnt)
+{
+	struct uring_msg *m = NULL;
+
+	if (iovcnt < 0 || iovcnt > IOV_MAX) {
+		return NULL;
+	}
+	m = talloc_size(mem_ctx, sizeof(*m) + (size_t)iovcnt * sizeof(*iov));
+	if (m == NULL) {
+		return NULL;
+	}
+	talloc_set_name_const(m, "struct uring_msg");
+	m->iovcnt = iovcnt;
+	m->cur = 0;
+	if (iovcnt > 0) {
+		memcpy(m->iov, iov, (size_t)iovcnt * sizeof(*iov));
+	}
+	uring_msg_skip_empty(m);
+	return m;
+}
+
+struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
+					   struct tevent_context *ev,
+					   struct uring *ring, int sockfd,
+					   const struct iovec *iov, int iovcnt,
+					   void *keep)
+{
+	struct tevent_req *req = NULL;
+	struct uring_sock_state *s = NULL;
+
+	req = tevent_req_create(mem_ctx, &s, struct uring_sock_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	*s = (struct uring_sock_state) {
+		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
+		.sending = true,
+	};
+	s->msg = uring_msg_copy(s, iov, iovcnt);
+	if (s->msg == NULL) {
+		uring_req_fail(req, iovcnt < 0 || iovcnt > IOV_MAX ?
+			       -EINVAL : -ENOMEM);
+		return tevent_req_post(req, ev);
+	}
+	return uring_sock_start(req, s);
+}
+
+int uring_sendmsg_full_recv(struct tevent_req *req)
+{
+	int ret = uring_req_error(req);
+
+	tevent_req_received(req);
+	return ret;
+}

@@ -1,0 +1,78 @@
+/*
+ * The file layer shared by the file commands (CREATE, CLOSE, READ,
+ * QUERY_DIRECTORY, QUERY_INFO): name conversion, metadata, directory
+ * enumeration state.  The open table itself is declared in smbd.h.
+ */
+#ifndef RINGSMB_SMBD_FILES_H
+#define RINGSMB_SMBD_FILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include "lib/smb2/fileinfo.h"
+#include "source3/smbd/smbd.h"
+
+/* Opens per tree connect (RELIABILITY.md T7); then TOO_MANY_OPENED_FILES */
+#define SMBD_MAX_OPENS_PER_TCON 16384
+
+/* Access a tree connect grants at most (MS-SMB2 2.2.10 MaximalAccess) */
+#define SMBD_FILE_GENERIC_READ		0x00120089
+#define SMBD_FILE_GENERIC_WRITE		0x00120116
+#define SMBD_FILE_GENERIC_EXECUTE	0x001200A0
+#define SMBD_FILE_ALL_ACCESS		0x001F01FF
+#define SMBD_MAX_ACCESS_READ_ONLY	0x001200A9
+
+/* ---- filename.c ---- */
+
+/*
+ * A CREATE name (UTF-16LE) as a share-relative, '/'-separated UTF-8 path
+ * ("" for the root), checked the way Windows and Samba check it:
+ *   leading '\'                           INVALID_PARAMETER
+ *   NUL, bad UTF-16                        INVALID_PARAMETER
+ *   empty component, '.', wildcards,
+ *   control characters, '/', too long,
+ *   `..` above the root, bad stream syntax OBJECT_NAME_INVALID
+ *   a named stream (x:s, x:s:$DATA)        OBJECT_NAME_NOT_FOUND
+ * `x::$DATA` names the default stream of x (*is_stream set).  `..` that
+ * stays inside the share is resolved here; symlinks are left to the VFS.
+ */
+NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
+			       const struct smb2_blob *name16, char **path,
+			       bool *is_stream);
+
+/* The last component of a path ("" for the root). */
+const char *smbd_filename_base(const char *path);
+
+/* "\dir\file" in UTF-16LE, as FileNameInformation carries it. */
+NTSTATUS smbd_filename_wire(TALLOC_CTX *mem_ctx, const char *path,
+			    struct smb2_name16 *out);
+
+/* ---- open_files.c ---- */
+
+/* Fills what the encoders need from statx (DOS attributes as Samba). */
+void smbd_meta_from_statx(const struct statx *st, const char *base,
+			  struct smb2_file_meta *m);
+
+/* Meta of an open, including the per-open fields (access, mode). */
+NTSTATUS smbd_open_meta(struct smbd_open *open, struct smb2_file_meta *m);
+
+/* ---- dir.c ---- */
+
+struct smbd_dir_query {
+	uint8_t info_class;
+	uint8_t flags;                  /* SMB2_RESTART_SCANS ... */
+	const char *pattern;            /* UTF-8, "" = "*" */
+	uint32_t max_len;               /* OutputBufferLength */
+};
+
+/*
+ * One QUERY_DIRECTORY call on an open directory: fills *out (talloc'd on
+ * mem_ctx) with as many entries as fit, resuming where the last call
+ * stopped.  NO_SUCH_FILE when nothing ever matched, NO_MORE_FILES at the
+ * end, INFO_LENGTH_MISMATCH when not even one entry fits.
+ */
+NTSTATUS smbd_dir_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			const struct smbd_dir_query *q, uint8_t **out,
+			size_t *out_len);
+
+#endif
