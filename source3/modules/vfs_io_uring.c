@@ -8,6 +8,13 @@
  *
  * The read buffer must be a talloc chunk: it is lib/uring's `keep`, so it
  * outlives the kernel's use even if the request is freed in flight.
+ *
+ * The kernel looks the fd up when the SQE is submitted, at the end of the
+ * loop iteration, not here.  If the open were closed in between (a CLOSE
+ * racing this READ) and another open got the same fd number, the read
+ * would return that other file's bytes.  So each request holds a talloc
+ * reference on the vfs_fh: freeing the open then leaves the fh (and its
+ * fd) under the request until the request is freed.
  */
 #include <errno.h>
 #include "source3/modules/vfs.h"
@@ -45,6 +52,9 @@ static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
 	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
 	if (req == NULL) {
 		return NULL;
+	}
+	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
+		return tevent_req_post(req, ev);
 	}
 	subreq = uring_pread_send(state, ev, ring, fh->fd, buf, len,
 				  (off_t)off, buf);
@@ -92,6 +102,9 @@ static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
+	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
+		return tevent_req_post(req, ev);
+	}
 	subreq = uring_pwrite_send(state, ev, ring, fh->fd, buf, len,
 				   (off_t)off, (void *)buf);
 	if (tevent_req_nomem(subreq, req)) {
@@ -134,6 +147,9 @@ static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
 	if (req == NULL) {
 		return NULL;
+	}
+	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
+		return tevent_req_post(req, ev);
 	}
 	subreq = uring_fsync_send(state, ev, ring, fh->fd, false);
 	if (tevent_req_nomem(subreq, req)) {

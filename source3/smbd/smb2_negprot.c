@@ -57,7 +57,7 @@ struct negprot_ctxs {
 	uint16_t signing_alg;
 };
 
-static NTSTATUS add_ctx(TALLOC_CTX *mem_ctx, struct negprot_ctxs *n,
+static NTSTATUS add_ctx(struct negprot_ctxs *n,
 			uint16_t type, uint8_t *data, size_t len)
 {
 	if (data == NULL) {
@@ -76,6 +76,7 @@ static NTSTATUS negprot_preauth(TALLOC_CTX *mem_ctx,
 	struct smb2_negctx_preauth pa;
 	uint8_t salt[SMB2_PREAUTH_SALT_SIZE];
 	size_t num = 0, len = 0;
+	uint8_t *data = NULL;
 	NTSTATUS status;
 
 	ctx = smb2_negctx_find(r, SMB2_PREAUTH_INTEGRITY_CAPABILITIES, &num);
@@ -91,8 +92,8 @@ static NTSTATUS negprot_preauth(TALLOC_CTX *mem_ctx,
 		return NT_STATUS_NO_PREAUTH_INTEGRITY_HASH_OVERLAP;
 	}
 	crypto_random(salt, sizeof(salt));
-	return add_ctx(mem_ctx, n, SMB2_PREAUTH_INTEGRITY_CAPABILITIES,
-		       smb2_negctx_preauth_push(mem_ctx, salt, &len), len);
+	data = smb2_negctx_preauth_push(mem_ctx, salt, &len);
+	return add_ctx(n, SMB2_PREAUTH_INTEGRITY_CAPABILITIES, data, len);
 }
 
 /*
@@ -105,6 +106,7 @@ static NTSTATUS negprot_encryption(TALLOC_CTX *mem_ctx,
 {
 	const struct smb2_negctx *ctx = NULL;
 	struct smb2_negctx_encryption enc;
+	uint8_t *data = NULL;
 	size_t len = 0;
 	NTSTATUS status = find_once(r, SMB2_ENCRYPTION_CAPABILITIES, &ctx);
 
@@ -115,8 +117,8 @@ static NTSTATUS negprot_encryption(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	return add_ctx(mem_ctx, n, SMB2_ENCRYPTION_CAPABILITIES,
-		       smb2_negctx_encryption_push(mem_ctx, 0, &len), len);
+	data = smb2_negctx_encryption_push(mem_ctx, 0, &len);
+	return add_ctx(n, SMB2_ENCRYPTION_CAPABILITIES, data, len);
 }
 
 static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
@@ -125,6 +127,7 @@ static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
 {
 	const struct smb2_negctx *ctx = NULL;
 	struct smb2_negctx_signing sig;
+	uint8_t *data = NULL;
 	size_t len = 0;
 	NTSTATUS status = find_once(r, SMB2_SIGNING_CAPABILITIES, &ctx);
 
@@ -140,9 +143,8 @@ static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
 				SMB2_SIGNING_AES_CMAC)) {
 		n->signing_alg = smb2_u16_at(sig.algs, 0);
 	}
-	return add_ctx(mem_ctx, n, SMB2_SIGNING_CAPABILITIES,
-		       smb2_negctx_signing_push(mem_ctx, n->signing_alg,
-						&len), len);
+	data = smb2_negctx_signing_push(mem_ctx, n->signing_alg, &len);
+	return add_ctx(n, SMB2_SIGNING_CAPABILITIES, data, len);
 }
 
 /* 3.1.1 negotiate contexts; the others are checked for duplicates only */

@@ -113,22 +113,22 @@ static void recv_header_done(struct tevent_req *subreq)
 {
 	struct smbd_transport *t = tevent_req_callback_data(
 		subreq, struct smbd_transport);
-	uint8_t *hdr = tevent_req_callback_data_void(subreq) == NULL ?
-		NULL : talloc_parent(subreq);
 	size_t nread = 0;
-	ssize_t len;
+	ssize_t len = -1;
 	int ret;
 
 	ret = uring_recv_full_recv(subreq, &nread);
+	if (ret == 0 && nread == 4) {
+		len = nbt_check(t, t->hdr);
+	}
+	TALLOC_FREE(subreq);            /* and the header buffer */
 	t->recv_req = NULL;
+	t->hdr = NULL;
 	if (ret != 0 || nread != 4) {
-		talloc_free(hdr);
 		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
 				    "client closed the connection");
 		return;
 	}
-	len = nbt_check(t, hdr);
-	talloc_free(hdr);               /* frees subreq too */
 	if (len <= 0) {
 		if (len < 0) {
 			smbd_conn_terminate(t->conn, "bad NBT header");
@@ -137,15 +137,8 @@ static void recv_header_done(struct tevent_req *subreq)
 		}
 		return;
 	}
-	t->pdu = talloc_size(t, (size_t)len);
-	if (t->pdu == NULL) {
-		smbd_conn_terminate(t->conn, "out of memory");
-		return;
-	}
 	t->pdu_len = (size_t)len;
-	t->recv_req = uring_recv_full_send(t->pdu, t->conn->server->ev,
-					   t->conn->server->ring, t->conn->fd,
-					   t->pdu, t->pdu_len, t->pdu);
+	t->recv_req = recv_buf(t, t->pdu_len, &t->pdu);
 	if (t->recv_req == NULL ||
 	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
 				    tevent_timeval_current_ofs(
