@@ -99,11 +99,19 @@ def server_cpu(proc):
 
 def get_once(port, name, proto):
     t0 = time.time()
-    subprocess.run(['smbclient', '-N', '//127.0.0.1/share', '-p', str(port),
-                    '-m', proto, '-c', 'get %s /dev/null' % name],
-                   check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=600)
+    smbclient_get(port, name, proto)
     return time.time() - t0
+
+
+def smbclient_get(port, name, proto):
+    p = subprocess.run(['smbclient', '-N', '//127.0.0.1/share', '-p', str(port),
+                    '-m', proto, '-c', 'get %s /dev/null' % name],
+                   stdout=subprocess.PIPE,
+                   stderr=subprocess.STDOUT, timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError('smbclient failed on port %d: %s' %
+                           (port, p.stdout.decode(errors='replace')))
+    return p
 
 
 def measure(proc, port, name, size, runs, proto):
@@ -130,11 +138,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix='ringsmb-bench-', dir=a.dir)
     share = os.path.join(tmp, 'share')
     os.makedirs(share)
+    # Samba maps guests to 'nobody': the share must be world-readable
+    os.chmod(tmp, 0o755)
+    os.chmod(share, 0o755)
     name = 'big.bin'
     with open(os.path.join(share, name), 'wb') as f:
         chunk = os.urandom(1 << 20)
         for _ in range(a.size_mib):
             f.write(chunk)
+    os.chmod(os.path.join(share, name), 0o644)
     size = a.size_mib << 20
     results = {}
     try:

@@ -371,6 +371,41 @@ static void test_vfs__pread_freed_in_flight(void **state)
 	tree_remove(&t);
 }
 
+/* CLOSE racing a READ: the fd must stay open until the read is done. */
+static void test_vfs__close_during_read(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tevent_context *ev = tevent_context_init(ctx);
+	static const char *const uring[] = { "io_uring", NULL };
+	struct tree t;
+	uint8_t *data = NULL;
+	struct vfs_handle *vfs = NULL;
+	TALLOC_CTX *open = talloc_new(ctx);
+	struct vfs_fh *fh = NULL;
+	uint8_t *buf = talloc_size(ctx, 4096);
+	struct tevent_req *req = NULL;
+	size_t got = 0;
+
+	tree_make(&t);
+	data = make_big(ctx, &t);
+	vfs = connect_share(ctx, ev, t.share, uring, true);
+	assert_true(NT_STATUS_IS_OK(vfs_openat(open, vfs, "big", O_RDONLY,
+					       &fh, NULL)));
+	req = vfs_pread_send(ctx, ev, fh, buf, 4096, 8192);
+	assert_non_null(req);
+	talloc_free(open);              /* the open goes away first */
+	assert_true(tevent_req_poll(req, ev));
+	assert_true(NT_STATUS_IS_OK(vfs_pread_recv(req, &got)));
+	assert_int_equal(got, 4096);
+	assert_memory_equal(buf, data + 8192, 4096);
+	talloc_free(req);
+	talloc_free(buf);
+	talloc_free(vfs);
+	talloc_free(data);
+	talloc_free(ev);
+	tree_remove(&t);
+}
+
 static void test_vfs__noop_reads_zeros(void **state)
 {
 	TALLOC_CTX *ctx = *state;
@@ -900,6 +935,7 @@ int main(void)
 		T(test_vfs__unknown_module),
 		T(test_vfs__pread_default_and_io_uring),
 		T(test_vfs__pread_freed_in_flight),
+		T(test_vfs__close_during_read),
 		T(test_vfs__noop_reads_zeros),
 		T(test_vfs__pread_range_checked),
 		T(test_vfs__readdir),
