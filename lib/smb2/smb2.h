@@ -651,6 +651,30 @@ uint8_t *smb2_create_ctx_push(TALLOC_CTX *mem_ctx,
 			      const struct smb2_create_ctx *ctx, size_t count,
 			      size_t *len);
 
+/* SMB2_CREATE_REQUEST_LEASE(_V2) "RqLs" data (2.2.13.2.8, 2.2.13.2.10) */
+#define SMB2_LEASE_V1_SIZE	32
+#define SMB2_LEASE_V2_SIZE	52
+#define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS	0x00000002
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET	0x00000004
+
+struct smb2_lease {
+	uint16_t version;		/* 1 or 2, from the data length */
+	uint8_t key[16];
+	uint32_t state;
+	uint32_t flags;
+	uint64_t duration;
+	uint8_t parent_key[16];		/* v2 */
+	uint16_t epoch;			/* v2 */
+};
+
+/* Exactly 32 (v1) or 52 (v2) bytes of data, else INVALID_PARAMETER. */
+NTSTATUS smb2_lease_pull(const struct smb2_create_ctx *ctx,
+			 struct smb2_lease *out);
+
+/* The response lease context data, per in->version; NULL on ENOMEM. */
+uint8_t *smb2_lease_push(TALLOC_CTX *mem_ctx, const struct smb2_lease *in,
+			 size_t *len);
+
 struct smb2_create_req {
 	uint8_t security_flags;
 	uint8_t requested_oplock_level;

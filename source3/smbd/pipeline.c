@@ -34,6 +34,8 @@ struct smbd_compound {
 	uint32_t tree_id;
 	uint64_t file_persistent, file_volatile;
 	bool have_file;
+	bool have_session;              /* the previous element had them */
+	bool have_tcon;
 	NTSTATUS related_status;
 	/* the response being assembled */
 	struct iovec *out;
@@ -293,6 +295,9 @@ static NTSTATUS find_session(struct smbd_compound *c,
 	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
 	uint64_t sid = related ? c->session_id : pdu->hdr.session_id;
 
+	if (related && !c->have_session) {
+		return NT_STATUS_INVALID_PARAMETER;     /* e.g. after ECHO */
+	}
 	req->session = smbd_session_find(c->conn, sid);
 	if (req->session == NULL || !req->session->valid) {
 		req->session = NULL;
@@ -307,6 +312,9 @@ static NTSTATUS find_tcon(struct smbd_compound *c, const struct smb2_pdu *pdu,
 	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
 	uint32_t tid = related ? c->tree_id : pdu->hdr.tree_id;
 
+	if (related && !c->have_tcon) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
 	req->tcon = smbd_tcon_find(req->session, tid);
 	if (req->tcon == NULL) {
 		return NT_STATUS_NETWORK_NAME_DELETED;
@@ -374,6 +382,9 @@ static bool element_start(struct smbd_compound *c)
 	c->cmd = NULL;
 	c->req = NULL;
 	if (pdu->hdr.command == SMB2_OP_CANCEL) {
+		if (c->conn->dialect == 0) {
+			smbd_conn_terminate(c->conn, "CANCEL before NEGOTIATE");
+		}
 		return false;           /* no credits, no response */
 	}
 	if (!consume_credits(c, pdu)) {
@@ -440,6 +451,14 @@ static void remember_related(struct smbd_compound *c, NTSTATUS status)
 	c->session_id = req->session != NULL ? req->session->id :
 		pdu->hdr.session_id;
 	c->tree_id = req->tcon != NULL ? req->tcon->id : pdu->hdr.tree_id;
+	/*
+	 * A related element after one without a session or tree (ECHO)
+	 * is malformed; after LOGOFF/TREE_DISCONNECT the ids stay and the
+	 * lookup fails with USER_SESSION_DELETED / NETWORK_NAME_DELETED.
+	 */
+	c->have_session = req->session != NULL ||
+		c->cmd->need >= SMBD_NEED_SESSION;
+	c->have_tcon = req->tcon != NULL || c->cmd->need >= SMBD_NEED_TCON;
 	if (req->created != NULL) {
 		c->file_persistent = req->created->persistent_id;
 		c->file_volatile = req->created->volatile_id;

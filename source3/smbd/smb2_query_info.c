@@ -3,6 +3,8 @@
  * descriptors and quotas are not implemented yet (NOT_SUPPORTED,
  * docs/vfs.md).
  */
+#include <ctype.h>
+#include <string.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include "lib/util/debug.h"
@@ -43,6 +45,67 @@ static bool qi_known_fs_class(uint8_t c)
 	       c == SMB2_FS_VOLUME_FLAGS_INFORMATION;
 }
 
+/*
+ * 8.3 short names (MS-FSCC 2.1.5.2.1): ringsmb generates none.  A name
+ * that already is a valid 8.3 name is its own short name; any other has
+ * none (OBJECT_NAME_NOT_FOUND), as on an NTFS volume with 8.3 name
+ * generation disabled.
+ */
+static bool qi_is_83(const char *n)
+{
+	const char *dot = strchr(n, '.');
+	size_t base = dot != NULL ? (size_t)(dot - n) : strlen(n);
+	size_t ext = dot != NULL ? strlen(dot + 1) : 0;
+	const char *p = NULL;
+
+	if (base == 0 || base > 8 || ext > 3 ||
+	    (dot != NULL && strchr(dot + 1, '.') != NULL)) {
+		return false;
+	}
+	for (p = n; *p != '\0'; p++) {
+		if (*p != '.' && !isalnum((unsigned char)*p) &&
+		    strchr("!#$%&'()-@^_`{}~", *p) == NULL) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static NTSTATUS qi_alt_name(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			    const struct smb2_query_info_req *r,
+			    uint8_t **out, size_t *out_len)
+{
+	struct smb2_name16 name = {};
+	struct smb2_file_meta m;
+	char *upper = talloc_strdup(mem_ctx, smbd_filename_base(open->name));
+	uint8_t *u16 = NULL;
+	NTSTATUS status;
+	size_t i;
+
+	if (upper == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (!qi_is_83(upper)) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	for (i = 0; upper[i] != '\0'; i++) {
+		upper[i] = (char)toupper((unsigned char)upper[i]);
+	}
+	status = smb2_utf8_to_utf16(mem_ctx, upper, strlen(upper), &u16,
+				    &name.len);
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_open_meta(open, &m);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	name.data = u16;
+	/* same layout as FileNameInformation (MS-FSCC 2.4.5) */
+	return smb2_fileinfo_push(mem_ctx, SMB2_FILE_NAME_INFORMATION, &m,
+				  &name, r->output_buffer_length, out,
+				  out_len);
+}
+
 static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 			const struct smb2_query_info_req *r, uint8_t **out,
 			size_t *out_len)
@@ -51,6 +114,12 @@ static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	struct smb2_file_meta m;
 	NTSTATUS status;
 
+	if (r->file_info_class == SMB2_FILE_ALTERNATE_NAME_INFORMATION) {
+		return qi_alt_name(mem_ctx, open, r, out, out_len);
+	}
+	if (r->file_info_class == SMB2_FILE_FULL_EA_INFORMATION) {
+		return NT_STATUS_EAS_NOT_SUPPORTED;
+	}
 	if (smb2_fileinfo_min_size(r->file_info_class) == 0) {
 		return qi_known_file_class(r->file_info_class) ?
 			NT_STATUS_NOT_SUPPORTED : NT_STATUS_INVALID_INFO_CLASS;

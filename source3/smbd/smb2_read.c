@@ -34,6 +34,9 @@ static NTSTATUS smb2_read_check(const struct smbd_request *req,
 	if (r->offset > INT64_MAX || r->length > INT64_MAX - r->offset) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	if (r->channel != 0) {
+		return NT_STATUS_INVALID_PARAMETER;     /* RDMA on TCP */
+	}
 	if (r->minimum_count > r->length) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}

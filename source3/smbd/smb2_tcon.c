@@ -17,21 +17,32 @@
 					    * read control, synchronize */
 #define SMBD_ACCESS_ALL       0x001F01FF
 
-/* "\\server\share" -> "share" (what follows the last backslash) */
+/*
+ * "\\server\share" -> "share" (MS-SMB2 2.2.9: the path is a UNC name).
+ * Anything else (no server part, more components, an empty or over-long
+ * share name) names no share.
+ */
 static NTSTATUS share_name(TALLOC_CTX *mem_ctx, const struct smb2_blob *path,
 			   const char **out)
 {
 	char *unc = NULL;
-	const char *name = NULL;
+	char *name = NULL;
 	NTSTATUS status;
 
 	status = smb2_utf16_to_utf8(mem_ctx, path->data, path->len, &unc);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	name = strrchr(unc, '\\');
-	name = name != NULL ? name + 1 : unc;
-	if (name[0] == '\0' || strlen(name) > SMBD_MAX_SHARE_NAME) {
+	if (unc[0] != '\\' || unc[1] != '\\') {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	name = strchr(unc + 2, '\\');
+	if (name == NULL || name == unc + 2) {
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	name++;
+	if (name[0] == '\0' || strchr(name, '\\') != NULL ||
+	    strlen(name) > SMBD_MAX_SHARE_NAME) {
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	*out = name;

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness: a CREATE context chain (MS-SMB2 2.2.13.2) into
- * smb2_create_ctx_parse(), then a round trip: what parses, pushed as a
+ * smb2_create_ctx_parse() and the lease pull, then a round trip: what parses, pushed as a
  * response chain, must parse again to the same names and data.
  * Seed corpus: tests/fuzz/corpus/create_ctx/ (from test_smb2).
  */
@@ -44,11 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	TALLOC_CTX *ctx = talloc_new(NULL);
 	struct smb2_create_ctx_list *l = talloc(ctx,
 						struct smb2_create_ctx_list);
+	const struct smb2_create_ctx *rqls = NULL;
+	struct smb2_lease lease;
 	size_t n = 0;
 
 	if (l != NULL && NT_STATUS_IS_OK(smb2_create_ctx_parse(data, size,
 							       l))) {
-		(void)smb2_create_ctx_find(l, SMB2_CREATE_TAG_RQLS, &n);
+		rqls = smb2_create_ctx_find(l, SMB2_CREATE_TAG_RQLS, &n);
+		if (rqls != NULL) {
+			(void)smb2_lease_pull(rqls, &lease);
+		}
 		roundtrip(ctx, l);
 	}
 	talloc_free(ctx);

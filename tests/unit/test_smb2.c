@@ -1659,6 +1659,47 @@ static void test_create__rsp_contexts(void **state)
 	talloc_free(out);
 }
 
+static void test_lease__pull_push(void **state)
+{
+	uint8_t data[SMB2_LEASE_V2_SIZE + 1] = { 0x11, [15] = 0x1F };
+	struct smb2_create_ctx c = { (const uint8_t *)"RqLs", 4, data, 0 };
+	struct smb2_lease l;
+	size_t len = 0;
+	uint8_t *out = NULL;
+	uint32_t n = 0;
+
+	push_le32(data + 16, SMB2_LEASE_READ_CACHING |
+		  SMB2_LEASE_HANDLE_CACHING);
+	data[32] = 0x22;			/* ParentLeaseKey[0] */
+	push_le16(data + 48, 9);		/* Epoch */
+	for (n = 0; n <= sizeof(data); n++) {
+		uint8_t *g = guard_dup(data, n);
+		NTSTATUS st;
+
+		c.data = g;
+		c.data_len = n;
+		st = smb2_lease_pull(&c, &l);
+		assert_true(IS_OK(st) == (n == 32 || n == 52));
+		guard_free(g);
+	}
+	c.data = data;
+	c.data_len = SMB2_LEASE_V2_SIZE;
+	assert_true(IS_OK(smb2_lease_pull(&c, &l)));
+	assert_int_equal(l.version, 2);
+	assert_int_equal(l.key[0], 0x11);
+	assert_int_equal(l.key[15], 0x1F);
+	assert_int_equal(l.state, 3);
+	assert_int_equal(l.parent_key[0], 0x22);
+	assert_int_equal(l.epoch, 9);
+	out = smb2_lease_push(*state, &l, &len);
+	assert_bytes(out, len, data, SMB2_LEASE_V2_SIZE);
+	talloc_free(out);
+	l.version = 1;
+	out = smb2_lease_push(*state, &l, &len);
+	assert_bytes(out, len, data, SMB2_LEASE_V1_SIZE);
+	talloc_free(out);
+}
+
 /* ------------------------------------------------------------------ */
 /* CLOSE, FLUSH                                                        */
 
@@ -2230,6 +2271,7 @@ int main(void)
 		T(test_create__with_contexts),
 		T(test_create__rsp_matches_samba),
 		T(test_create__rsp_contexts),
+		T(test_lease__pull_push),
 		T(test_close__capture),
 		T(test_close__rsp),
 		T(test_flush__pull),
