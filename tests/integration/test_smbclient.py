@@ -75,11 +75,10 @@ def test_allinfo(server, dialect):
     r.output = "\n".join(l for l in r.output.splitlines()
                          if "getting alt name" not in l)
     check_ok(r, "allinfo")
-    blocks = re.split(r"(?m)^altname: ", r.stdout)[1:]
+    blocks = re.split(r"(?m)^altname:", r.stdout)[1:]
     assert len(blocks) == 3, r.stdout
     info = {}
-    for b in blocks:
-        name = b.splitlines()[0].strip()
+    for name, b in zip(("k64p1.bin", "empty.bin", "sub"), blocks):
         m = re.search(r"(?m)^attributes: ([A-Z]*) \(([0-9a-f]+)\)", b)
         assert m, "no attributes for %s:\n%s" % (name, b)
         info[name] = (int(m.group(2), 16), b)
