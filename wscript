@@ -48,6 +48,10 @@ def options(opt):
 
 
 def configure(conf):
+    # Samba style install prefix (sbin/, bin/, etc/, private/, var/)
+    if conf.options.prefix in (None, '/usr/local'):
+        conf.options.prefix = '/usr/local/ringsmb'
+        conf.env.PREFIX = conf.options.prefix
     conf.load('compiler_c')
     conf.load('ringsmb_waf', tooldir='buildtools')
     for pkg, uselib, deb in PKGS:
@@ -84,6 +88,7 @@ def configure(conf):
         conf.env.append_value('CFLAGS', ['-fsanitize=fuzzer-no-link'])
     conf.env.VERSION = VERSION
     conf.define('RINGSMB_VERSION', VERSION)
+    conf.env.append_value('DEFINES', ['RINGSMB_PREFIX="%s"' % conf.env.PREFIX])
     conf.write_config_header('config.h')
 
 
