@@ -5,7 +5,8 @@ TREE_CONNECT → CREATE → READ, and the server process must be alive.
 
 RINGSMB_TARGET=samba runs the same cases against Debian's smbd; the
 deviations recorded in badinput/samba-knownfail.json (and explained in
-badinput/SAMBA_NOTES.md) are xfail for that target only.
+badinput/SAMBA_NOTES.md) are xfail for that target only; ringsmb's own
+deviations are in badinput/ringsmb-knownfail.json.
 """
 import os
 
@@ -15,7 +16,8 @@ import badinput as B
 from conftest import TARGET, make_server, finish_server
 
 CASES = B.load_cases()
-KNOWNFAIL = B.samba_knownfail() if TARGET == "samba" else {}
+KNOWNFAIL = (B.samba_knownfail() if TARGET == "samba"
+             else B.ringsmb_knownfail())
 
 
 def _param(c):
@@ -23,8 +25,8 @@ def _param(c):
     if c.get("slow") and not B.slow_enabled():
         marks.append(pytest.mark.skip(reason="slow case: set RINGSMB_SLOW=1"))
     if c["id"] in KNOWNFAIL:
-        marks.append(pytest.mark.xfail(reason="Samba: " + KNOWNFAIL[c["id"]],
-                                       strict=True))
+        marks.append(pytest.mark.xfail(reason="%s: %s" % (
+            TARGET, KNOWNFAIL[c["id"]]), strict=True))
     return pytest.param(c, id=c["id"], marks=marks)
 
 
