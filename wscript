@@ -94,3 +94,9 @@ def configure(conf):
 
 def build(bld):
     bld.recurse(_subdirs(bld))
+    # Samba-style layout under PREFIX: sbin/ bin/ etc/ private/ var/
+    bld.install_files('${PREFIX}/etc', ['packaging/smb.conf.example'])
+    bld.install_files('${PREFIX}/share/ringsmb',
+                      ['packaging/smbd.service', 'README.md'])
+    bld.install_files('${PREFIX}/share/doc/ringsmb',
+                      bld.path.ant_glob('docs/*.md'))

@@ -48,6 +48,24 @@ static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file)
 	return lp;
 }
 
+/*
+ * --debug-stdout and the foreground log to stderr; a daemon logs to
+ * 'log file', by default PREFIX/var/log.smbd (stderr is /dev/null then).
+ */
+static void setup_logging(const struct loadparm *lp, int debuglevel,
+			  bool log_stderr)
+{
+	int level = debuglevel >= 0 ? debuglevel : lp->g.log_level;
+	const char *file = lp->g.log_file;
+
+	if (log_stderr) {
+		file = NULL;
+	} else if (file == NULL || file[0] == '\0') {
+		file = RINGSMB_PREFIX "/var/log.smbd";
+	}
+	debug_setup(level, file);
+}
+
 static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
 			  int signum, int count, void *siginfo, void *private)
 {
@@ -79,7 +97,7 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	 */
 	talloc_steal(lp, server->lp);
 	server->lp = lp;
-	debug_setup(lp->g.log_level, lp->g.log_file);
+	setup_logging(lp, server->cmdline_debuglevel, server->log_stderr);
 	DBG_NOTICE("SIGHUP: configuration reloaded\n");
 }
 
@@ -96,14 +114,6 @@ static int setup_signals(struct smbd_server *server)
 	return 0;
 }
 
-static void setup_logging(const struct loadparm *lp, int debuglevel,
-			  bool log_stderr)
-{
-	int level = debuglevel >= 0 ? debuglevel : lp->g.log_level;
-
-	debug_setup(level, log_stderr ? NULL : lp->g.log_file);
-}
-
 struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 				    const char *configfile, int debuglevel,
 				    bool log_stderr)
@@ -118,10 +128,21 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 	if (server->lp == NULL) {
 		return NULL;
 	}
+	server->cmdline_debuglevel = debuglevel;
+	server->log_stderr = log_stderr;
 	setup_logging(server->lp, debuglevel, log_stderr);
+	return server;
+}
+
+/*
+ * Everything that must be created in the process that serves: the event
+ * context and the ring (SINGLE_ISSUER: after any fork), the listeners.
+ */
+int smbd_server_start(struct smbd_server *server)
+{
 	server->ev = tevent_context_init(server);
 	if (server->ev == NULL) {
-		return NULL;
+		return -1;
 	}
 	if (!server->lp->g.io_uring) {
 		uring_ev_disable(server->ev);
@@ -135,9 +156,9 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 	server->next_session_id = 1;
 	server->next_file_id = 1;
 	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
-		return NULL;
+		return -1;
 	}
-	return server;
+	return 0;
 }
 
 int smbd_server_run(struct smbd_server *server)

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: smbd [OPTIONS]\n"
-		"  -F, --foreground        do not daemonize\n"
+		"  -F, --foreground        do not daemonize (logs still go to the log file)\n"
 		"  -s, --configfile=FILE   use FILE as smb.conf\n"
 		"  -d, --debuglevel=N      log level (overrides 'log level')\n"
 		"      --debug-stdout      log to stdout (stderr) not a file\n"
@@ -107,17 +107,29 @@ static int parse_args(int argc, char **argv, struct smbd_options *o)
 	return 0;
 }
 
+/*
+ * Forks; the parent waits until the child reports that it serves (or
+ * failed), so that 'smbd' exits non-zero when the daemon cannot start.
+ * Returns the fd the child reports on, or -1.
+ */
 static int daemonize(void)
 {
-	pid_t pid = fork();
+	int p[2];
+	char c = 1;
+	pid_t pid;
 	int fd;
 
-	if (pid == -1) {
+	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) == -1) {
 		return -1;
 	}
 	if (pid > 0) {
-		_exit(0);
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1) {
+			c = 1;
+		}
+		_exit(c == 0 ? 0 : 1);
 	}
+	close(p[0]);
 	if (setsid() == -1) {
 		return -1;
 	}
@@ -130,7 +142,34 @@ static int daemonize(void)
 			close(fd);
 		}
 	}
-	return 0;
+	return p[1];
+}
+
+static void daemon_ready(int fd, bool ok)
+{
+	char c = ok ? 0 : 1;
+
+	if (fd != -1) {
+		(void)!write(fd, &c, 1);
+		close(fd);
+	}
+}
+
+/* mkdir -p; errors show up when the file in it cannot be created */
+static void mkdir_p(const char *dir)
+{
+	char buf[4096];
+	char *p = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			(void)mkdir(buf, 0755);
+			*p = '/';
+		}
+	}
+	(void)mkdir(buf, 0755);
 }
 
 static void write_pidfile(TALLOC_CTX *mem_ctx, const struct loadparm *lp)
@@ -142,7 +181,7 @@ static void write_pidfile(TALLOC_CTX *mem_ctx, const struct loadparm *lp)
 	if (path == NULL) {
 		return;
 	}
-	(void)mkdir(dir, 0755);
+	mkdir_p(dir);
 	f = fopen(path, "w");
 	if (f == NULL) {
 		DBG_WARNING("cannot write pid file %s: %s\n", path,
@@ -158,6 +197,7 @@ int main(int argc, char **argv)
 	struct smbd_options o = { .debuglevel = -1 };
 	TALLOC_CTX *top = talloc_new(NULL);
 	struct smbd_server *server = NULL;
+	int ready_fd = -1;
 	int ret;
 
 	if (parse_args(argc, argv, &o) != 0) {
@@ -165,18 +205,27 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	server = smbd_server_new(top, o.configfile, o.debuglevel,
-				 o.debug_stdout || o.foreground);
+				 o.debug_stdout);
 	if (server == NULL) {
 		talloc_free(top);
 		return 1;
 	}
-	if (!o.foreground && daemonize() != 0) {
-		DBG_ERR("cannot daemonize: %s\n", strerror(errno));
+	if (!o.foreground) {
+		ready_fd = daemonize();
+		if (ready_fd == -1) {
+			DBG_ERR("cannot daemonize: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	if (smbd_server_start(server) != 0) {
+		daemon_ready(ready_fd, false);
+		talloc_free(top);
 		return 1;
 	}
 	if (!o.foreground) {
 		write_pidfile(top, server->lp);
 	}
+	daemon_ready(ready_fd, true);
 	ret = smbd_server_run(server);
 	talloc_free(top);
 	return ret;

@@ -29,6 +29,8 @@ struct smbd_server {
 	struct loadparm *lp;
 	struct uring *ring;             /* NULL: plain syscalls */
 	const char *config_file;        /* NULL: embedded default */
+	int cmdline_debuglevel;         /* -d, -1 if not given */
+	bool log_stderr;                /* --debug-stdout */
 	struct smbd_listener *listeners;
 	struct smbd_conn *conns;
 	size_t num_conns;

@@ -1,0 +1,135 @@
+"""The daemon as an admin runs it: daemon mode with a pid file and a log
+file, SIGHUP reloading the shares, SIGTERM stopping it; and testparm
+judging configurations.  ringsmb only."""
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, SMBCLIENT, TARGET, free_port, ringsmb_binary
+
+pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
+                                reason="ringsmb's own daemon behaviour")
+
+CONF = """[global]
+smb ports = {port}
+interfaces = 127.0.0.1
+bind interfaces only = yes
+map to guest = Bad User
+pid directory = {tmp}/run/nested
+log file = {tmp}/log.smbd
+log level = 2
+[a]
+path = {tmp}/a
+guest ok = yes
+"""
+
+CONF_B = """[b]
+path = {tmp}/b
+guest ok = yes
+"""
+
+
+def wait_for(pred, secs=15.0):
+    end = time.time() + secs
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is gone for our purpose
+    stat = Path("/proc/%d/stat" % pid).read_text()
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def ls(port, share):
+    p = subprocess.run([SMBCLIENT, "-N", "//127.0.0.1/" + share, "-p",
+                        str(port), "-c", "ls"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=30)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def test_daemon_pidfile_sighup_sigterm(tmp_path):
+    port = free_port()
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / (d + ".txt")).write_bytes(b"x")
+    conf = tmp_path / "smb.conf"
+    conf.write_text(CONF.format(port=port, tmp=tmp_path))
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    p = subprocess.run([str(ringsmb_binary()), "-s", str(conf)], env=env,
+                       timeout=30)
+    assert p.returncode == 0            # the parent exits at once
+    pidfile = tmp_path / "run" / "nested" / "smbd.pid"
+    assert wait_for(pidfile.exists)
+    pid = int(pidfile.read_text())
+    try:
+        assert alive(pid)
+        rc, out = ls(port, "a")
+        assert rc == 0 and "a.txt" in out, out
+        rc, out = ls(port, "b")
+        assert "NT_STATUS_BAD_NETWORK_NAME" in out, out
+        conf.write_text(CONF.format(port=port, tmp=tmp_path) +
+                        CONF_B.format(tmp=tmp_path))
+        os.kill(pid, signal.SIGHUP)
+        assert wait_for(lambda: "configuration reloaded" in
+                        (tmp_path / "log.smbd").read_text())
+        rc, out = ls(port, "b")
+        assert rc == 0 and "b.txt" in out, out
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    assert wait_for(lambda: not alive(pid))
+    log = (tmp_path / "log.smbd").read_text()
+    assert "shutting down" in log
+    assert "AddressSanitizer" not in log and "runtime error:" not in log
+
+
+def run_testparm(*args):
+    tp = ringsmb_binary().parent / "testparm"
+    if not tp.exists():
+        tp = REPO / "bin" / "testparm"
+    return subprocess.run([str(tp), "-s"] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=30)
+
+
+def test_testparm_ok(tmp_path):
+    conf = tmp_path / "smb.conf"
+    conf.write_text("[global]\n  smb ports = 4450\n[x]\n  path = /tmp\n"
+                    "  read only = no\n")
+    p = run_testparm(str(conf))
+    out = p.stdout.decode() + p.stderr.decode()
+    assert p.returncode == 0, out
+    assert "Loaded services file OK." in out
+    assert "[x]" in out and "read only = No" in out.replace("no", "No")
+
+
+def test_testparm_bad_value_names_file_line_parameter(tmp_path):
+    conf = tmp_path / "smb.conf"
+    conf.write_text("[global]\n  smb ports = 4450\n[x]\n  path = /tmp\n"
+                    "  read only = maybe\n")
+    p = run_testparm(str(conf))
+    err = p.stderr.decode()
+    assert p.returncode == 1
+    assert "%s:5" % conf in err and "read only" in err and "maybe" in err
+
+
+def test_smbd_refuses_bad_config(tmp_path):
+    conf = tmp_path / "smb.conf"
+    conf.write_text("[global]\n  smb ports = notaport\n")
+    p = subprocess.run([str(ringsmb_binary()), "-F", "--debug-stdout", "-s",
+                        str(conf)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=30)
+    out = p.stdout.decode()
+    assert p.returncode != 0
+    assert "%s:2" % conf in out and "smb ports" in out, out
