@@ -20,6 +20,10 @@
 
 #define NBT_SESSION_MESSAGE 0x00
 #define NBT_KEEPALIVE 0x85
+#define NBT_SESSION_REQUEST 0x81
+#define NBT_POSITIVE_RESPONSE 0x82
+/* called + calling NetBIOS names: 2 x 34 bytes, with some slack */
+#define NBT_SESSION_REQUEST_MAX 256
 #define SMBD_SEND_MAX_IOV 1024
 
 struct smbd_send_entry {
@@ -38,6 +42,8 @@ struct smbd_transport {
 	uint8_t *hdr;                   /* NBT header being received */
 	uint8_t *pdu;                   /* buffer being received */
 	size_t pdu_len;
+	bool pdu_is_nbt_request;        /* 0x81 session request payload */
+	bool nbt_session_done;
 	struct smbd_send_entry *queue;
 	struct tevent_req *send_req;
 };
@@ -46,6 +52,8 @@ static void recv_header_done(struct tevent_req *subreq);
 static void recv_pdu_done(struct tevent_req *subreq);
 static void send_next(struct smbd_transport *t);
 static void send_done(struct tevent_req *subreq);
+static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
+		      size_t len);
 
 /*
  * Receives len bytes into a fresh buffer.  The buffer is a child of the
@@ -93,8 +101,20 @@ static ssize_t nbt_check(struct smbd_transport *t, const uint8_t *hdr)
 {
 	uint32_t len = pull_be32(hdr) & 0xFFFFFF;
 
+	t->pdu_is_nbt_request = false;
 	if (hdr[0] == NBT_KEEPALIVE && len == 0) {
 		return 0;
+	}
+	/*
+	 * A client that takes our port for NetBIOS port 139 (smbclient on a
+	 * port other than 445) asks for a session first: answer it once,
+	 * before NEGOTIATE, as Samba does.
+	 */
+	if (hdr[0] == NBT_SESSION_REQUEST && t->conn->dialect == 0 &&
+	    !t->nbt_session_done && len > 0 &&
+	    len <= NBT_SESSION_REQUEST_MAX) {
+		t->pdu_is_nbt_request = true;
+		return len;
 	}
 	if (hdr[0] != NBT_SESSION_MESSAGE) {
 		DBG_INFO("%s: NBT type 0x%02x refused\n", t->conn->peer,
@@ -171,7 +191,14 @@ static void recv_pdu_done(struct tevent_req *subreq)
 				    "connection lost inside a PDU");
 		return;
 	}
-	t->got_pdu(conn, pdu, t->pdu_len);
+	if (t->pdu_is_nbt_request) {
+		static const uint8_t positive[4] = { NBT_POSITIVE_RESPONSE };
+		talloc_free(pdu);
+		t->nbt_session_done = true;
+		queue_raw(t, positive, sizeof(positive));
+	} else {
+		t->got_pdu(conn, pdu, t->pdu_len);
+	}
 	if (!conn->terminating) {
 		recv_start(t);
 	}
@@ -218,6 +245,25 @@ void smbd_transport_pause(struct smbd_conn *conn, bool pause)
 	if (!pause) {
 		recv_start(t);
 	}
+}
+
+/* Queues bytes as they are (the NetBIOS session response). */
+static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
+		      size_t len)
+{
+	struct smbd_send_entry *e = talloc_zero(t, struct smbd_send_entry);
+
+	if (e == NULL || (e->iov = talloc_array(e, struct iovec, 1)) == NULL) {
+		talloc_free(e);
+		smbd_conn_terminate(t->conn, "out of memory");
+		return;
+	}
+	memcpy(e->nbt, bytes, len < 4 ? len : 4);
+	e->iov[0] = (struct iovec){ .iov_base = e->nbt,
+				    .iov_len = len < 4 ? len : 4 };
+	e->iovcnt = 1;
+	DLIST_ADD_END_SIMPLE(t->queue, e);
+	send_next(t);
 }
 
 int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
