@@ -59,6 +59,7 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 	}
 	conn->server = server;
 	conn->fd = fd;
+	conn->last_activity = tevent_timeval_current();
 	snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
 	DLIST_ADD_SIMPLE(server->conns, conn);
 	server->num_conns++;

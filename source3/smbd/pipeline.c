@@ -91,6 +91,7 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 	struct smbd_compound *c = NULL;
 	NTSTATUS status;
 
+	conn->last_activity = tevent_timeval_current();
 	if (len >= 4 && buf[0] == 0xFF) {
 		smbd_smb1_negprot(conn, buf, len);
 		talloc_free(buf);

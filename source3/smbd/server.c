@@ -101,6 +101,46 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	DBG_NOTICE("SIGHUP: configuration reloaded\n");
 }
 
+/* Samba's 'deadtime': idle connections with nothing open are closed. */
+#define SMBD_DEADTIME_CHECK_SECS 30
+
+static bool conn_has_opens(const struct smbd_conn *conn)
+{
+	const struct smbd_session *s = NULL;
+	const struct smbd_tcon *t = NULL;
+
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		for (t = s->tcons; t != NULL; t = t->next) {
+			if (t->num_opens > 0) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void deadtime_check(struct tevent_context *ev, struct tevent_timer *te,
+			   struct timeval now, void *private_data)
+{
+	struct smbd_server *server = private_data;
+	int deadtime = server->lp->g.deadtime;
+	struct smbd_conn *conn = NULL, *next = NULL;
+
+	server->deadtime_timer = tevent_add_timer(
+		ev, server, tevent_timeval_current_ofs(
+			SMBD_DEADTIME_CHECK_SECS, 0), deadtime_check, server);
+	if (deadtime <= 0) {
+		return;
+	}
+	for (conn = server->conns; conn != NULL; conn = next) {
+		next = conn->next;
+		if (tevent_timeval_until(&conn->last_activity, &now).tv_sec >=
+		    (time_t)deadtime * 60 && !conn_has_opens(conn)) {
+			smbd_conn_terminate(conn, "idle for 'deadtime'");
+		}
+	}
+}
+
 static int setup_signals(struct smbd_server *server)
 {
 	if (tevent_add_signal(server->ev, server, SIGTERM, 0, smbd_sig_term,
@@ -158,7 +198,10 @@ int smbd_server_start(struct smbd_server *server)
 	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
 		return -1;
 	}
-	return 0;
+	server->deadtime_timer = tevent_add_timer(
+		server->ev, server, tevent_timeval_current_ofs(
+			SMBD_DEADTIME_CHECK_SECS, 0), deadtime_check, server);
+	return server->deadtime_timer != NULL ? 0 : -1;
 }
 
 int smbd_server_run(struct smbd_server *server)

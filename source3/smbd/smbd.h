@@ -39,6 +39,7 @@ struct smbd_server {
 	uint64_t next_session_id;
 	uint64_t session_id_salt;       /* random, set at start */
 	uint64_t next_file_id;
+	struct tevent_timer *deadtime_timer;
 	bool shutting_down;
 };
 
@@ -75,6 +76,7 @@ struct smbd_conn {
 	struct smbd_transport *transport;
 	struct smbd_pipeline *pipeline;
 	struct tevent_timer *unauth_timer;
+	struct timeval last_activity;   /* last PDU received ('deadtime') */
 	bool terminating;
 };
 
