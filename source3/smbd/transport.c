@@ -22,8 +22,8 @@
 #define NBT_KEEPALIVE 0x85
 #define NBT_SESSION_REQUEST 0x81
 #define NBT_POSITIVE_RESPONSE 0x82
-/* called + calling NetBIOS names: 2 x 34 bytes, with some slack */
-#define NBT_SESSION_REQUEST_MAX 256
+/* called + calling NetBIOS names, each 0x20 + 32 encoded bytes + 0x00 */
+#define NBT_NAME_LEN 34
 #define SMBD_SEND_MAX_IOV 1024
 
 struct smbd_send_entry {
@@ -96,6 +96,24 @@ static void recv_start(struct smbd_transport *t)
 	tevent_req_set_callback(t->recv_req, recv_header_done, t);
 }
 
+/* Two first-level encoded NetBIOS names (RFC 1002 4.1, 4.3.2). */
+static bool nbt_names_valid(const uint8_t *p)
+{
+	int n, i;
+
+	for (n = 0; n < 2; n++, p += NBT_NAME_LEN) {
+		if (p[0] != 0x20 || p[NBT_NAME_LEN - 1] != 0) {
+			return false;
+		}
+		for (i = 1; i <= 32; i++) {
+			if (p[i] < 'A' || p[i] > 'P') {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 /* Validates the NBT header; returns the PDU length or -1 to disconnect. */
 static ssize_t nbt_check(struct smbd_transport *t, const uint8_t *hdr)
 {
@@ -111,8 +129,7 @@ static ssize_t nbt_check(struct smbd_transport *t, const uint8_t *hdr)
 	 * before NEGOTIATE, as Samba does.
 	 */
 	if (hdr[0] == NBT_SESSION_REQUEST && t->conn->dialect == 0 &&
-	    !t->nbt_session_done && len > 0 &&
-	    len <= NBT_SESSION_REQUEST_MAX) {
+	    !t->nbt_session_done && len == 2 * NBT_NAME_LEN) {
 		t->pdu_is_nbt_request = true;
 		return len;
 	}
@@ -193,7 +210,14 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	}
 	if (t->pdu_is_nbt_request) {
 		static const uint8_t positive[4] = { NBT_POSITIVE_RESPONSE };
+		bool ok = nbt_names_valid(pdu);
+
 		talloc_free(pdu);
+		if (!ok) {
+			smbd_conn_terminate(conn, "malformed NetBIOS session "
+					    "request");
+			return;
+		}
 		t->nbt_session_done = true;
 		queue_raw(t, positive, sizeof(positive));
 	} else {
