@@ -20,6 +20,8 @@
 #include "source3/smbd/transport.h"
 
 #define SMBD_MAX_QUEUED 64
+/* Room for a compound's response, below the 16 MiB NBT frame limit. */
+#define SMBD_MAX_COMPOUND_RSP (12 * 1024 * 1024)
 
 struct smbd_compound {
 	struct smbd_compound *prev, *next;
@@ -42,6 +44,7 @@ struct smbd_compound {
 	int outcnt;
 	size_t last_hdr;                /* out[] index of the last header */
 	size_t last_len;                /* bytes of the last element */
+	size_t out_bytes;               /* output promised so far */
 	struct smbd_request *req;
 	const struct smbd_cmd *cmd;
 };
@@ -140,6 +143,11 @@ static uint8_t *build_hdr(struct smbd_compound *c, NTSTATUS status,
 	h.next_command = 0;
 	h.credit_charge = pdu->hdr.credit_charge;
 	memset(h.signature, 0, sizeof(h.signature));
+	if ((pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS) && c->cur > 0) {
+		/* not the 0xFF..FF placeholders the client sent */
+		h.session_id = c->session_id;
+		h.tree_id = c->tree_id;
+	}
 	if (c->req != NULL && c->req->session != NULL) {
 		h.session_id = c->req->session->id;
 	}
@@ -273,8 +281,7 @@ static NTSTATUS check_charge(struct smbd_compound *c,
 	uint32_t len = 0;
 	uint32_t needed;
 
-	if (cmd->charge_ofs == 0 ||
-	    c->conn->dialect == SMB2_DIALECT_0202) {
+	if (cmd->charge_ofs == 0) {
 		return NT_STATUS_OK;
 	}
 	len = pull_le32(pdu->body + cmd->charge_ofs);
@@ -283,9 +290,22 @@ static NTSTATUS check_charge(struct smbd_compound *c,
 		len = len2 > len ? len2 : len;
 	}
 	needed = len == 0 ? 1 : 1 + (len - 1) / 65536;
-	if (pdu->hdr.credit_charge < needed) {
+	if (c->conn->dialect == SMB2_DIALECT_0202) {
+		needed = 0;             /* 2.0.2 has no multi-credit requests */
+	}
+	if (pdu->hdr.credit_charge < needed &&
+	    !(pdu->hdr.credit_charge == 0 && len <= 65536)) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	/*
+	 * The whole compound response must fit one NBT frame (24-bit
+	 * length) and a bounded buffer: refuse an element whose promised
+	 * output would not fit what is left.
+	 */
+	if (len > SMBD_MAX_COMPOUND_RSP - c->out_bytes) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	c->out_bytes += len;
 	return NT_STATUS_OK;
 }
 
@@ -300,7 +320,11 @@ static NTSTATUS find_session(struct smbd_compound *c,
 		return NT_STATUS_INVALID_PARAMETER;     /* e.g. after ECHO */
 	}
 	req->session = smbd_session_find(c->conn, sid);
-	if (req->session == NULL || !req->session->valid) {
+	if (req->session == NULL) {
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	/* MS-SMB2 3.3.5.2.9: an in-progress session allows only LOGOFF */
+	if (!req->session->valid && pdu->hdr.command != SMB2_OP_LOGOFF) {
 		req->session = NULL;
 		return NT_STATUS_USER_SESSION_DELETED;
 	}
@@ -420,6 +444,9 @@ static bool element_start(struct smbd_compound *c)
 		status = element_prepare(c, c->cmd, c->req);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
+		if (pdu->hdr.command == SMB2_OP_CREATE) {
+			c->related_status = status;
+		}
 		element_error(c, status, credits);
 		return false;
 	}

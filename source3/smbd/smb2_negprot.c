@@ -131,6 +131,8 @@ static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
 	size_t len = 0;
 	NTSTATUS status = find_once(r, SMB2_SIGNING_CAPABILITIES, &ctx);
 
+	size_t i;
+
 	n->signing_alg = SMB2_SIGNING_AES_CMAC;
 	if (!NT_STATUS_IS_OK(status) || ctx == NULL) {
 		return status;
@@ -139,9 +141,15 @@ static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	if (!smb2_u16_array_has(sig.algs, sig.alg_count,
-				SMB2_SIGNING_AES_CMAC)) {
-		n->signing_alg = smb2_u16_at(sig.algs, 0);
+	/* the client's first choice among those we know (3.3.5.4) */
+	for (i = 0; i < sig.alg_count; i++) {
+		uint16_t alg = smb2_u16_at(sig.algs, i);
+		if (alg == SMB2_SIGNING_HMAC_SHA256 ||
+		    alg == SMB2_SIGNING_AES_CMAC ||
+		    alg == SMB2_SIGNING_AES_GMAC) {
+			n->signing_alg = alg;
+			break;
+		}
 	}
 	data = smb2_negctx_signing_push(mem_ctx, n->signing_alg, &len);
 	return add_ctx(n, SMB2_SIGNING_CAPABILITIES, data, len);
@@ -287,18 +295,22 @@ void smbd_smb1_negprot(struct smbd_conn *conn, const uint8_t *buf,
 	size_t body_len = 0;
 	void *owner = NULL;
 
-	if (conn->dialect != 0 || !smb1_negprot_wants_smb2(buf, len,
-							    &dialect)) {
+	if (conn->dialect != 0 || conn->smb1_negprot_done ||
+	    !smb1_negprot_wants_smb2(buf, len, &dialect)) {
 		smbd_conn_terminate(conn, "SMB1 is not served");
 		return;
 	}
+	conn->smb1_negprot_done = true;         /* once per connection */
 	if (dialect == SMB2_DIALECT_0202 &&
 	    conn->server->lp->g.server_min_protocol > SMB2_DIALECT_0202) {
 		smbd_conn_terminate(conn, "SMB 2.0.2 below 'server min protocol'");
 		return;
 	}
 	/* the SMB1 request used message id 0; SMB2 continues at 1 */
-	smbd_credits_consume(smbd_pipeline_credits(conn), 0, 1);
+	if (!smbd_credits_consume(smbd_pipeline_credits(conn), 0, 1)) {
+		smbd_conn_terminate(conn, "SMB1 NEGOTIATE out of sequence");
+		return;
+	}
 	smbd_credits_grant(smbd_pipeline_credits(conn), 1);
 	conn_set_limits(conn, dialect);
 	owner = talloc_new(conn);

@@ -88,6 +88,7 @@ static void session_established(struct smbd_session *s)
 	s->valid = true;
 	s->guest = info->guest;
 	s->anonymous = info->anonymous;
+	TALLOC_FREE(s->user);           /* re-authentication */
 	s->user = talloc_strdup(s, info->user != NULL ? info->user : "");
 	TALLOC_FREE(s->auth);
 	TALLOC_FREE(conn->unauth_timer);
@@ -148,12 +149,13 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 				    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
 		DBG_INFO("%s: session setup failed: %s\n", req->conn->peer,
 			 nt_errstr(status));
-		if (!s->valid) {
-			req->session = NULL;
-			talloc_free(s);
-		} else {
-			TALLOC_FREE(s->auth);
-		}
+		/*
+		 * A failed leg ends the session, also a failed
+		 * re-authentication of a live one (MS-SMB2 3.3.5.5.3): its
+		 * tree connects and opens go with it.
+		 */
+		req->session = NULL;
+		talloc_free(s);
 		return smbd_done_send(mem_ctx, ev, status, NULL);
 	}
 	rsp.status = status;

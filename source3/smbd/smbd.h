@@ -77,6 +77,7 @@ struct smbd_conn {
 	struct smbd_pipeline *pipeline;
 	struct tevent_timer *unauth_timer;
 	struct timeval last_activity;   /* last PDU received ('deadtime') */
+	bool smb1_negprot_done;
 	bool terminating;
 };
 
@@ -87,7 +88,7 @@ struct smbd_session {
 	bool valid;                     /* authentication completed */
 	bool guest;
 	bool anonymous;
-	const char *user;
+	char *user;
 	struct auth_ctx *auth;          /* during SESSION_SETUP legs */
 	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
 	uint32_t next_tree_id;
