@@ -17,6 +17,8 @@
 #include "lib/util/dlist.h"
 #include "source3/smbd/server.h"
 
+#define SMBD_ACCEPT_BACKOFF_SECS 1
+
 static int listener_destructor(struct smbd_listener *l)
 {
 	if (l->fd != -1) {
@@ -44,6 +46,37 @@ static void format_peer(const struct sockaddr_storage *ss, char *buf,
 	snprintf(buf, len, "%s:%u", addr, port);
 }
 
+static void listener_resume(struct tevent_context *ev,
+			    struct tevent_timer *te, struct timeval now,
+			    void *private_data)
+{
+	struct smbd_listener *l = private_data;
+
+	l->backoff = NULL;
+	tevent_fd_set_flags(l->fde, TEVENT_FD_READ);
+}
+
+/*
+ * Out of descriptors or memory: the listening socket stays readable, so
+ * stop watching it for a second instead of spinning (and log once).
+ */
+static void listener_backoff(struct smbd_listener *l, int err)
+{
+	if (l->backoff != NULL) {
+		return;
+	}
+	DBG_WARNING("accept: %s; not accepting for %d s\n", strerror(err),
+		    SMBD_ACCEPT_BACKOFF_SECS);
+	tevent_fd_set_flags(l->fde, 0);
+	l->backoff = tevent_add_timer(l->server->ev, l,
+				      tevent_timeval_current_ofs(
+					      SMBD_ACCEPT_BACKOFF_SECS, 0),
+				      listener_resume, l);
+	if (l->backoff == NULL) {
+		tevent_fd_set_flags(l->fde, TEVENT_FD_READ);
+	}
+}
+
 static void listener_accept(struct tevent_context *ev, struct tevent_fd *fde,
 			    uint16_t flags, void *private_data)
 {
@@ -58,8 +91,11 @@ static void listener_accept(struct tevent_context *ev, struct tevent_fd *fde,
 	fd = accept4(l->fd, (struct sockaddr *)&ss, &sl,
 		     SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd == -1) {
-		if (errno != EAGAIN && errno != EINTR) {
-			DBG_WARNING("accept: %s\n", strerror(errno));
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM) {
+			listener_backoff(l, errno);
+		} else if (errno != EAGAIN && errno != EINTR) {
+			DBG_INFO("accept: %s\n", strerror(errno));
 		}
 		return;
 	}

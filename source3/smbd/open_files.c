@@ -16,6 +16,7 @@ static int smbd_open_destructor(struct smbd_open *open)
 
 	DLIST_REMOVE_SIMPLE(tcon->opens, open);
 	tcon->num_opens--;
+	tcon->session->conn->num_handles--;
 	return 0;
 }
 
@@ -39,7 +40,9 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 {
 	struct smbd_open *open = NULL;
 
-	if (tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
+	if (tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON ||
+	    tcon->session->conn->num_handles >=
+	    tcon->session->conn->server->max_handles_per_conn) {
 		return NULL;
 	}
 	open = talloc_zero(tcon, struct smbd_open);
@@ -51,6 +54,7 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 	open->persistent_id = open->volatile_id;
 	DLIST_ADD_SIMPLE(tcon->opens, open);
 	tcon->num_opens++;
+	tcon->session->conn->num_handles++;
 	talloc_set_destructor(open, smbd_open_destructor);
 	return open;
 }

@@ -83,8 +83,18 @@ struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn)
 
 static void pipeline_start_next(struct smbd_pipeline *p)
 {
+	if (smbd_transport_congested(p->conn)) {
+		return;                 /* smbd_pipeline_kick() resumes */
+	}
 	if (p->queue != NULL && p->queue->cur == 0 && p->queue->req == NULL) {
 		compound_next(p->queue);
+	}
+}
+
+void smbd_pipeline_kick(struct smbd_conn *conn)
+{
+	if (conn->pipeline != NULL && !conn->terminating) {
+		pipeline_start_next(conn->pipeline);
 	}
 }
 

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +142,17 @@ static void deadtime_check(struct tevent_context *ev, struct tevent_timer *te,
 	}
 }
 
+static size_t handles_per_conn(void)
+{
+	struct rlimit rl;
+	size_t n = SMBD_MAX_HANDLES_PER_CONN;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 4 < n) {
+		n = rl.rlim_cur / 4 > 0 ? rl.rlim_cur / 4 : 1;
+	}
+	return n;
+}
+
 static int setup_signals(struct smbd_server *server)
 {
 	if (tevent_add_signal(server->ev, server, SIGTERM, 0, smbd_sig_term,
@@ -194,6 +206,7 @@ int smbd_server_start(struct smbd_server *server)
 	crypto_random(&server->session_id_salt,
 		      sizeof(server->session_id_salt));
 	server->next_session_id = 1;
+	server->max_handles_per_conn = handles_per_conn();
 	server->next_file_id = 1;
 	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
 		return -1;

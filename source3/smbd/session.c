@@ -64,6 +64,7 @@ static int tcon_destructor(struct smbd_tcon *t)
 	}
 	DLIST_REMOVE_SIMPLE(t->session->tcons, t);
 	t->session->num_tcons--;
+	t->session->conn->num_handles--;
 	return 0;
 }
 
@@ -71,7 +72,8 @@ struct smbd_tcon *smbd_tcon_new(struct smbd_session *s)
 {
 	struct smbd_tcon *t = NULL;
 
-	if (s->num_tcons >= SMBD_MAX_TCONS_PER_SESSION) {
+	if (s->num_tcons >= SMBD_MAX_TCONS_PER_SESSION ||
+	    s->conn->num_handles >= s->conn->server->max_handles_per_conn) {
 		return NULL;
 	}
 	t = talloc_zero(s, struct smbd_tcon);
@@ -85,6 +87,7 @@ struct smbd_tcon *smbd_tcon_new(struct smbd_session *s)
 	}
 	DLIST_ADD_SIMPLE(s->tcons, t);
 	s->num_tcons++;
+	s->conn->num_handles++;
 	talloc_set_destructor(t, tcon_destructor);
 	return t;
 }

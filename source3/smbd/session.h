@@ -8,7 +8,7 @@
 
 /* Pending and established sessions per connection (RELIABILITY item 27) */
 #define SMBD_MAX_SESSIONS_PER_CONN 64
-#define SMBD_MAX_TCONS_PER_SESSION 1024
+#define SMBD_MAX_TCONS_PER_SESSION 128
 
 /* NULL when out of memory or over the limit. */
 struct smbd_session *smbd_session_new(struct smbd_conn *conn);

@@ -73,7 +73,7 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	t->read_only = share->read_only;
 	status = vfs_connect(t, ev, share, server->ring != NULL, &t->vfs);
 	if (!NT_STATUS_IS_OK(status)) {
-		DBG_WARNING("share [%s]: cannot connect to %s: %s\n",
+		DBG_NOTICE("share [%s]: cannot connect to %s: %s\n",
 			    share->name, share->path, nt_errstr(status));
 		talloc_free(t);
 		return status;

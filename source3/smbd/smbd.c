@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
@@ -192,6 +193,17 @@ static void write_pidfile(TALLOC_CTX *mem_ctx, const struct loadparm *lp)
 	fclose(f);
 }
 
+/* As Samba: every connection needs descriptors; use what we may. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct smbd_options o = { .debuglevel = -1 };
@@ -204,6 +216,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	raise_nofile_limit();
 	server = smbd_server_new(top, o.configfile, o.debuglevel,
 				 o.debug_stdout);
 	if (server == NULL) {

@@ -24,6 +24,13 @@ struct auth_ctx;
 struct vfs_handle;
 struct vfs_fh;
 
+/*
+ * File descriptors one connection may hold (tree connects + opens): at
+ * most this, and at most a quarter of RLIMIT_NOFILE (which the server
+ * raises to its hard limit at start), so one client cannot starve others.
+ */
+#define SMBD_MAX_HANDLES_PER_CONN 16384
+
 struct smbd_server {
 	struct tevent_context *ev;
 	struct loadparm *lp;
@@ -40,6 +47,7 @@ struct smbd_server {
 	uint64_t session_id_salt;       /* random, set at start */
 	uint64_t next_file_id;
 	struct tevent_timer *deadtime_timer;
+	size_t max_handles_per_conn;
 	bool shutting_down;
 };
 
@@ -48,6 +56,7 @@ struct smbd_listener {
 	struct smbd_server *server;
 	int fd;
 	struct tevent_fd *fde;
+	struct tevent_timer *backoff;   /* accept paused (EMFILE) */
 };
 
 /* Negotiated connection state (MS-SMB2 3.3.1.7) */
@@ -78,6 +87,8 @@ struct smbd_conn {
 	struct tevent_timer *unauth_timer;
 	struct timeval last_activity;   /* last PDU received ('deadtime') */
 	bool smb1_negprot_done;
+	/* tree connects + opens: each holds an fd (RELIABILITY.md T7) */
+	size_t num_handles;
 	bool terminating;
 };
 

@@ -16,6 +16,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/pipeline.h"
 #include "source3/smbd/transport.h"
 
 #define NBT_SESSION_MESSAGE 0x00
@@ -30,6 +31,7 @@ struct smbd_send_entry {
 	struct smbd_send_entry *prev, *next;
 	struct iovec *iov;
 	int iovcnt;
+	size_t bytes;
 	uint8_t nbt[4];
 };
 
@@ -37,7 +39,12 @@ struct smbd_transport {
 	struct smbd_conn *conn;
 	smbd_pdu_fn got_pdu;
 	size_t max_pdu;
-	bool paused;
+	bool paused;                    /* by the pipeline (queue full) */
+	bool congested;                 /* by the send queue */
+	size_t queued_bytes;            /* queued and being sent */
+	size_t batch_bytes;             /* of them in the SENDMSG in flight */
+	int queued_entries;             /* responses (compounds) queued */
+	int batch_entries;
 	struct tevent_req *recv_req;
 	uint8_t *hdr;                   /* NBT header being received */
 	uint8_t *pdu;                   /* buffer being received */
@@ -85,7 +92,8 @@ static void recv_start(struct smbd_transport *t)
 {
 	struct smbd_conn *conn = t->conn;
 
-	if (t->paused || t->recv_req != NULL || conn->terminating) {
+	if (t->paused || t->congested || t->recv_req != NULL ||
+	    conn->terminating) {
 		return;
 	}
 	t->recv_req = recv_buf(t, 4, &t->hdr);
@@ -271,6 +279,34 @@ void smbd_transport_pause(struct smbd_conn *conn, bool pause)
 	}
 }
 
+/*
+ * Flow control on the way out (RELIABILITY.md G4): a client that does not
+ * read its responses stops being read, and no further request is started,
+ * once SMBD_SENDQ_HIGH bytes wait; both resume below SMBD_SENDQ_LOW.
+ */
+static void send_account(struct smbd_transport *t, ssize_t delta,
+			 int entries)
+{
+	bool was = t->congested;
+
+	t->queued_bytes += delta;
+	t->queued_entries += entries;
+	if (!was && (t->queued_bytes > SMBD_SENDQ_HIGH ||
+		     t->queued_entries > SMBD_SENDQ_MAX_ENTRIES)) {
+		t->congested = true;
+	} else if (was && t->queued_bytes < SMBD_SENDQ_LOW &&
+		   t->queued_entries < SMBD_SENDQ_MAX_ENTRIES / 2) {
+		t->congested = false;
+		recv_start(t);
+		smbd_pipeline_kick(t->conn);
+	}
+}
+
+bool smbd_transport_congested(struct smbd_conn *conn)
+{
+	return conn->transport != NULL && conn->transport->congested;
+}
+
 /* Queues bytes as they are (the NetBIOS session response). */
 static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
 		      size_t len)
@@ -286,6 +322,8 @@ static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
 	e->iov[0] = (struct iovec){ .iov_base = e->nbt,
 				    .iov_len = len < 4 ? len : 4 };
 	e->iovcnt = 1;
+	e->bytes = e->iov[0].iov_len;
+	send_account(t, (ssize_t)e->bytes, 1);
 	DLIST_ADD_END_SIMPLE(t->queue, e);
 	send_next(t);
 }
@@ -317,7 +355,17 @@ int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
 		e->iov[i + 1] = iov[i];
 		len += iov[i].iov_len;
 	}
+	if (len > 0xFFFFFF) {
+		/* the pipeline keeps responses smaller: a bug, not a client */
+		DBG_ERR("%s: response of %zu bytes exceeds an NBT frame\n",
+			conn->peer, len);
+		talloc_free(e);
+		smbd_conn_terminate(conn, "response too large");
+		return -1;
+	}
 	push_be32(e->nbt, (uint32_t)len);       /* type 0, 24-bit length */
+	e->bytes = len + 4;
+	send_account(t, (ssize_t)e->bytes, 1);
 	e->iov[0] = (struct iovec){ .iov_base = e->nbt, .iov_len = 4 };
 	e->iovcnt = iovcnt + 1;
 	DLIST_ADD_END_SIMPLE(t->queue, e);
@@ -342,12 +390,16 @@ static void send_next(struct smbd_transport *t)
 		smbd_conn_terminate(conn, "out of memory");
 		return;
 	}
+	t->batch_bytes = 0;
+	t->batch_entries = 0;
 	while (t->queue != NULL &&
 	       n + t->queue->iovcnt <= SMBD_SEND_MAX_IOV) {
 		struct smbd_send_entry *e = t->queue;
 		DLIST_REMOVE_SIMPLE(t->queue, e);
 		memcpy(iov + n, e->iov, sizeof(*iov) * e->iovcnt);
 		n += e->iovcnt;
+		t->batch_bytes += e->bytes;
+		t->batch_entries++;
 		talloc_steal(batch, e);
 	}
 	t->send_req = uring_sendmsg_full_send(t, conn->server->ev,
@@ -375,5 +427,6 @@ static void send_done(struct tevent_req *subreq)
 		smbd_conn_terminate(t->conn, "send failed");
 		return;
 	}
+	send_account(t, -(ssize_t)t->batch_bytes, -t->batch_entries);
 	send_next(t);
 }

@@ -16,6 +16,12 @@
 /* Requests in processing before we stop reading the socket. */
 #define SMBD_MAX_INFLIGHT 512
 
+/* Bytes of responses waiting to be sent before the client is throttled */
+#define SMBD_SENDQ_HIGH (32 * 1024 * 1024)
+#define SMBD_SENDQ_LOW (16 * 1024 * 1024)
+/* ... or this many responses (each holds its compound's memory) */
+#define SMBD_SENDQ_MAX_ENTRIES 64
+
 /* Called for each received PDU; buf is a talloc chunk the callee owns. */
 typedef void (*smbd_pdu_fn)(struct smbd_conn *conn, uint8_t *buf,
 			    size_t len);
@@ -25,6 +31,9 @@ int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu);
 void smbd_transport_set_max_pdu(struct smbd_conn *conn, size_t max);
 /* Flow control: stop/resume reading the socket. */
 void smbd_transport_pause(struct smbd_conn *conn, bool pause);
+
+/* True while the send queue is over SMBD_SENDQ_HIGH. */
+bool smbd_transport_congested(struct smbd_conn *conn);
 
 /*
  * Queue one response (NBT header added here).  The iovec array is copied;
