@@ -1,0 +1,71 @@
+"""What one misbehaving client may cost the server (RELIABILITY.md G4):
+a client that sends without reading its responses is throttled by not
+being read, so the server's memory stays bounded.  ringsmb only."""
+import socket
+import struct
+import time
+
+import pytest
+
+import rawsmb as R
+from conftest import TARGET
+
+pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
+                                reason="measures ringsmb's single process")
+
+
+def rss_kib(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def is_asan(srv):
+    with open(srv.command()[0], "rb") as f:
+        return b"AddressSanitizer" in f.read()
+
+
+def echo_compound(mid, n):
+    out = b""
+    for i in range(n):
+        p = R.build_header(13, message_id=mid + i, credit_request=1) + \
+            R.body_for("ECHO")
+        if i < n - 1:
+            p += b"\0" * R.pad8(len(p))
+            p = p[:20] + struct.pack("<I", len(p)) + p[24:]
+        out += p
+    return out
+
+
+def test_client_not_reading_is_throttled(default_server):
+    """Compounds of 255 ECHOs, never reading a response, for up to 3 s
+    (or 2,000 compounds): the server stops reading the socket, so the
+    send blocks, and its RSS stays bounded (it grew to 750 MB in 3 s
+    before the send queue was capped)."""
+    srv = default_server
+    pid = srv.proc.pid
+    c = R.Conn(srv.host, srv.port, timeout=1.0)
+    c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    c.negotiate()
+    start = rss_kib(pid)
+    mid = c.next_mid
+    blocked = False
+    end = time.time() + 3.0
+    for _ in range(2000):
+        if time.time() > end:
+            break
+        try:
+            c.send(R.nbt(echo_compound(mid, 255)))
+        except (socket.timeout, TimeoutError):
+            blocked = True
+            break
+        mid += 255
+    grown = rss_kib(pid) - start
+    c.close()
+    assert blocked, "the server kept reading a client that never reads"
+    limit = 256 * 1024 if is_asan(srv) else 64 * 1024
+    assert grown < limit, "RSS grew by %d KiB" % grown
+    # and the server still serves others
+    with R.Conn(srv.host, srv.port) as c2:
+        assert c2.negotiate().status_name == "STATUS_SUCCESS"
