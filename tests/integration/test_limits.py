@@ -64,8 +64,10 @@ def test_client_not_reading_is_throttled(default_server):
     grown = rss_kib(pid) - start
     c.close()
     assert blocked, "the server kept reading a client that never reads"
-    limit = 256 * 1024 if is_asan(srv) else 64 * 1024
-    assert grown < limit, "RSS grew by %d KiB" % grown
+    # ASan's quarantine holds freed memory (256 MiB): RSS says nothing
+    # there; tests/runner.py runs this file against the normal build too
+    if not is_asan(srv):
+        assert grown < 64 * 1024, "RSS grew by %d KiB" % grown
     # and the server still serves others
     with R.Conn(srv.host, srv.port) as c2:
         assert c2.negotiate().status_name == "STATUS_SUCCESS"
