@@ -17,11 +17,20 @@
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/pipeline.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/signing.h"
 #include "source3/smbd/transport.h"
 
 #define SMBD_MAX_QUEUED 64
 /* Room for a compound's response, below the 16 MiB NBT frame limit. */
 #define SMBD_MAX_COMPOUND_RSP (12 * 1024 * 1024)
+
+/* Where one response element sits in out[], and how to sign it. */
+struct smbd_elem_out {
+	int hdr_idx;
+	int iovcnt;
+	bool sign;
+	uint8_t key[16];
+};
 
 struct smbd_compound {
 	struct smbd_compound *prev, *next;
@@ -47,6 +56,10 @@ struct smbd_compound {
 	size_t out_bytes;               /* output promised so far */
 	struct smbd_request *req;
 	const struct smbd_cmd *cmd;
+	struct smbd_elem_out *elems;    /* one per response element */
+	int num_elems;
+	bool cur_sign;                  /* the current element's signing */
+	uint8_t cur_key[16];
 };
 
 struct smbd_pipeline {
@@ -128,6 +141,12 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 		smbd_conn_terminate(conn, "malformed PDU");
 		return;
 	}
+	c->elems = talloc_zero_array(c, struct smbd_elem_out, c->count);
+	if (c->elems == NULL) {
+		talloc_free(c);
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
 	DLIST_ADD_END_SIMPLE(p->queue, c);
 	if (++p->queued >= SMBD_MAX_QUEUED) {
 		smbd_transport_pause(conn, true);
@@ -200,6 +219,7 @@ static bool link_previous(struct smbd_compound *c)
 	prev_hdr = c->out[c->last_hdr].iov_base;
 	push_le32(prev_hdr + SMB2_HDR_OFS_NEXT_COMMAND,
 		  (uint32_t)(c->last_len + pad));
+	c->elems[c->num_elems - 1].iovcnt = c->outcnt - (int)c->last_hdr;
 	return true;
 }
 
@@ -218,6 +238,9 @@ static void element_append(struct smbd_compound *c, NTSTATUS status,
 	talloc_steal(c, rsp->body);
 	talloc_steal(c, rsp->payload_owner);
 	c->last_hdr = c->outcnt;
+	c->elems[c->num_elems++] = (struct smbd_elem_out){
+		.hdr_idx = c->outcnt, .sign = c->cur_sign };
+	memcpy(c->elems[c->num_elems - 1].key, c->cur_key, 16);
 	c->out[c->outcnt++] = (struct iovec){ hdr, SMB2_HDR_SIZE };
 	c->out[c->outcnt++] = (struct iovec){ rsp->body, rsp->body_len };
 	c->last_len = SMB2_HDR_SIZE + rsp->body_len;
@@ -402,6 +425,21 @@ static NTSTATUS element_prepare(struct smbd_compound *c,
 	return status;
 }
 
+/* The session a request names, for signing (also ECHO's, unchecked). */
+static NTSTATUS check_signature(struct smbd_compound *c,
+				const struct smb2_pdu *pdu,
+				struct smbd_request *req)
+{
+	const struct smbd_session *s = req->session;
+	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
+
+	if (s == NULL) {
+		s = smbd_session_find(c->conn, related ? c->session_id :
+				      pdu->hdr.session_id);
+	}
+	return smbd_signing_check(c->conn, pdu, s, &c->cur_sign, c->cur_key);
+}
+
 /*
  * Starts the current element; returns false when it completed (or the
  * connection is going away) without starting a command.
@@ -416,6 +454,7 @@ static bool element_start(struct smbd_compound *c)
 
 	c->cmd = NULL;
 	c->req = NULL;
+	c->cur_sign = false;
 	if (pdu->hdr.command == SMB2_OP_CANCEL) {
 		if (c->conn->dialect == 0) {
 			smbd_conn_terminate(c->conn, "CANCEL before NEGOTIATE");
@@ -452,6 +491,9 @@ static bool element_start(struct smbd_compound *c)
 		c->req->pdu = pdu;
 		c->req->credits = credits;
 		status = element_prepare(c, c->cmd, c->req);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = check_signature(c, pdu, c->req);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		if (pdu->hdr.command == SMB2_OP_CREATE) {
@@ -521,6 +563,13 @@ static void element_done(struct tevent_req *subreq)
 		return;
 	}
 	remember_related(c, status);
+	if (NT_STATUS_IS_OK(status) && NT_STATUS_IS_OK(rsp.status) &&
+	    c->cmd->send == smb2_sesssetup_send && c->req->session != NULL &&
+	    c->req->session->keys != NULL) {
+		/* the final leg is signed with the new key (3.3.5.5.3) */
+		c->cur_sign = true;
+		memcpy(c->cur_key, c->req->session->keys->signing, 16);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		element_append(c, rsp.status, &rsp, c->req->credits);
 	} else {
@@ -528,6 +577,20 @@ static void element_done(struct tevent_req *subreq)
 	}
 	c->cur++;
 	compound_next(c);
+}
+
+/* After NextCommand and padding are final: each element on its own. */
+static void sign_elements(struct smbd_compound *c)
+{
+	int i;
+
+	for (i = 0; i < c->num_elems; i++) {
+		struct smbd_elem_out *e = &c->elems[i];
+		if (e->sign) {
+			smbd_signing_sign(c->conn, e->key, &c->out[e->hdr_idx],
+					  e->iovcnt);
+		}
+	}
 }
 
 static void compound_finish(struct smbd_compound *c)
@@ -539,6 +602,11 @@ static void compound_finish(struct smbd_compound *c)
 	if (p->queued-- == SMBD_MAX_QUEUED) {
 		smbd_transport_pause(conn, false);
 	}
+	if (c->num_elems > 0) {
+		c->elems[c->num_elems - 1].iovcnt = c->outcnt -
+			(int)c->last_hdr;
+	}
+	sign_elements(c);
 	if (c->outcnt == 0 || conn->terminating) {
 		talloc_free(c);
 	} else {

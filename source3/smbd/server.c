@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "lib/crypto/crypto.h"
 #include "config.h"
+#include "lib/auth/passdb.h"
 #include "lib/param/param.h"
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
@@ -67,6 +68,29 @@ static void setup_logging(const struct loadparm *lp, int debuglevel,
 	debug_setup(level, file);
 }
 
+/*
+ * The smbpasswd file; a missing file is an empty database.  Edits made
+ * by smbpasswd apply to the next session setup (passdb reloads itself).
+ */
+static int load_passdb(struct smbd_server *server)
+{
+	const struct lp_global *g = &server->lp->g;
+	char *path = passdb_path_from_config(server, g->smb_passwd_file,
+					     g->private_dir);
+	char *err = NULL;
+
+	TALLOC_FREE(server->passdb);
+	if (path == NULL ||
+	    passdb_load(server, path, &server->passdb, &err) != 0) {
+		DBG_ERR("cannot load the password database %s: %s\n",
+			path != NULL ? path : "?", err != NULL ? err : "");
+		return -1;
+	}
+	DBG_NOTICE("%zu accounts in %s\n",
+		   passdb_num_users(server->passdb), path);
+	return 0;
+}
+
 static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
 			  int signum, int count, void *siginfo, void *private)
 {
@@ -99,6 +123,11 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	talloc_steal(lp, server->lp);
 	server->lp = lp;
 	setup_logging(lp, server->cmdline_debuglevel, server->log_stderr);
+	/*
+	 * The password database reloads itself when its file changes; a new
+	 * 'smb passwd file' path needs a restart (in-flight logons hold the
+	 * current database).
+	 */
 	DBG_NOTICE("SIGHUP: configuration reloaded\n");
 }
 
@@ -178,6 +207,9 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 	server->config_file = configfile;
 	server->lp = load_config(server, configfile);
 	if (server->lp == NULL) {
+		return NULL;
+	}
+	if (load_passdb(server) != 0) {
 		return NULL;
 	}
 	server->cmdline_debuglevel = debuglevel;

@@ -11,6 +11,7 @@
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/pipeline.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/signing.h"
 #include "source3/smbd/transport.h"
 
 #define SMBD_MAX_IO_SMB2_02 (64 * 1024)
@@ -191,15 +192,37 @@ static void conn_set_limits(struct smbd_conn *conn, uint16_t dialect)
 
 	conn->dialect = dialect;
 	conn->max_read = conn->max_write = conn->max_transact = max;
+	/* 3.1.1 may override this from the signing capabilities context */
+	conn->signing_alg = dialect >= SMB2_DIALECT_0300 ?
+		SMB2_SIGNING_AES_CMAC : SMB2_SIGNING_HMAC_SHA256;
 	conn->server_caps = dialect >= SMB2_DIALECT_0210 ?
 		SMB2_GLOBAL_CAP_LARGE_MTU : 0;
+}
+
+/* What VALIDATE_NEGOTIATE_INFO compares later (3.3.5.15.12). */
+static bool keep_dialects(struct smbd_conn *conn,
+			  const struct smb2_negprot_req *r)
+{
+	uint16_t i;
+
+	TALLOC_FREE(conn->client_dialects);
+	conn->client_dialects = talloc_array(conn, uint16_t,
+					     r->dialect_count);
+	if (conn->client_dialects == NULL) {
+		return false;
+	}
+	for (i = 0; i < r->dialect_count; i++) {
+		conn->client_dialects[i] = smb2_u16_at(r->dialects, i);
+	}
+	conn->num_client_dialects = r->dialect_count;
+	return true;
 }
 
 static uint8_t *negprot_body(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
 			     const struct negprot_ctxs *n, size_t *len)
 {
 	struct smb2_negprot_rsp rsp = {
-		.security_mode = SMB2_NEGOTIATE_SIGNING_ENABLED,
+		.security_mode = smbd_signing_security_mode(conn->server),
 		.dialect = conn->dialect,
 		.capabilities = conn->server_caps,
 		.max_transact = conn->max_transact,
@@ -247,10 +270,15 @@ struct tevent_req *smb2_negprot_send(TALLOC_CTX *mem_ctx,
 		if (!NT_STATUS_IS_OK(status)) {
 			return smbd_done_send(mem_ctx, ev, status, NULL);
 		}
-		conn->signing_alg = n.signing_alg;
 	}
 	conn_set_limits(conn, dialect);
+	if (dialect == SMB2_DIALECT_0311) {
+		conn->signing_alg = n.signing_alg;
+	}
 	conn->client_security_mode = r.security_mode;
+	if (!keep_dialects(conn, &r)) {
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
 	conn->client_caps = r.capabilities;
 	memcpy(conn->client_guid, r.client_guid, 16);
 	rsp.body = negprot_body(mem_ctx, conn, &n, &rsp.body_len);

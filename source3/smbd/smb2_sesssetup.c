@@ -6,11 +6,13 @@
  */
 #include <string.h>
 #include "lib/auth/auth.h"
+#include "lib/auth/passdb.h"
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/session.h"
+#include "source3/smbd/signing.h"
 #include "source3/smbd/transport.h"
 
 static enum auth_map_to_guest map_to_guest(const struct lp_global *g)
@@ -35,7 +37,7 @@ static struct auth_ctx *session_auth_start(struct smbd_session *s)
 		.dns_domain = "",
 		.map_to_guest = map_to_guest(g),
 		.allow_anonymous = g->restrict_anonymous < 2,
-		.users = NULL,          /* accounts: next issue */
+		.users = passdb_user_lookup(s->conn->server->passdb),
 	};
 
 	TALLOC_FREE(s->auth);
@@ -75,6 +77,41 @@ static NTSTATUS find_or_new_session(struct smbd_request *req,
 		return NT_STATUS_NO_MEMORY;
 	}
 	*out = s;
+	return NT_STATUS_OK;
+}
+
+static int keys_destructor(struct smb2_keys *k)
+{
+	smb2_keys_wipe(k);
+	return 0;
+}
+
+/*
+ * User sessions get signing (and, later, encryption) keys from the
+ * session key (MS-SMB2 3.3.5.5.3); guest and anonymous sessions have none
+ * and are never signed.
+ */
+static NTSTATUS session_keys(struct smbd_session *s,
+			     const struct auth_session_info *info)
+{
+	struct smbd_conn *conn = s->conn;
+
+	TALLOC_FREE(s->keys);
+	s->signing_required = false;
+	if (!info->have_session_key || info->guest || info->anonymous) {
+		return NT_STATUS_OK;
+	}
+	s->keys = talloc_zero(s, struct smb2_keys);
+	if (s->keys == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	talloc_set_destructor(s->keys, keys_destructor);
+	if (smb2_derive_keys(conn->dialect, conn->cipher_id,
+			     info->session_key, sizeof(info->session_key),
+			     s->preauth_hash, s->keys) != 0) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	s->signing_required = smbd_signing_required(conn);
 	return NT_STATUS_OK;
 }
 
@@ -143,6 +180,9 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 	}
 	status = auth_update(s->auth, mem_ctx, r.security.data,
 			     r.security.len, &out, &out_len);
+	if (NT_STATUS_IS_OK(status)) {
+		status = session_keys(s, auth_session_info(s->auth));
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		session_established(s);
 	} else if (!NT_STATUS_EQUAL(status,

@@ -23,6 +23,7 @@ struct uring;
 struct auth_ctx;
 struct vfs_handle;
 struct vfs_fh;
+struct passdb;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -47,6 +48,7 @@ struct smbd_server {
 	uint64_t session_id_salt;       /* random, set at start */
 	uint64_t next_file_id;
 	struct tevent_timer *deadtime_timer;
+	struct passdb *passdb;          /* smbpasswd accounts */
 	size_t max_handles_per_conn;
 	bool shutting_down;
 };
@@ -71,6 +73,8 @@ struct smbd_conn {
 	uint32_t client_caps;
 	uint32_t server_caps;
 	uint8_t client_guid[16];
+	uint16_t *client_dialects;      /* as offered, for VALIDATE_NEGOTIATE */
+	uint16_t num_client_dialects;
 	uint32_t max_read, max_write, max_transact;
 	uint16_t cipher_id;             /* 0: none negotiated */
 	uint16_t signing_alg;
@@ -102,6 +106,9 @@ struct smbd_session {
 	char *user;
 	struct auth_ctx *auth;          /* during SESSION_SETUP legs */
 	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
+	/* user sessions only: keys from the session key (MS-SMB2 3.3.5.5.3) */
+	struct smb2_keys *keys;         /* NULL: guest, anonymous, in setup */
+	bool signing_required;
 	uint32_t next_tree_id;
 	struct smbd_tcon *tcons;
 	size_t num_tcons;
@@ -197,6 +204,7 @@ SMBD_CMD(read);
 SMBD_CMD(query_directory);
 SMBD_CMD(query_info);
 SMBD_CMD(echo);
+SMBD_CMD(ioctl);
 #undef SMBD_CMD
 
 /* Open-file table (source3/smbd/open_files.c) */

@@ -1,0 +1,99 @@
+/*
+ * Message signing in the pipeline.  The algorithms are lib/crypto's; this
+ * file decides when (MS-SMB2 3.3.5.2.4 for requests, 3.3.4.1.1 for
+ * responses).
+ */
+#include <string.h>
+#include "lib/param/param.h"
+#include "lib/util/debug.h"
+#include "source3/smbd/signing.h"
+
+/*
+ * 'server signing' (RELIABILITY.md G9: user sessions signed by default):
+ * mandatory requires signing; default requires it too unless a share
+ * admits guests, whose sessions have no key and which clients that honour
+ * SIGNING_REQUIRED (Windows, smbprotocol) would then refuse to use;
+ * auto/desired/disabled only offer it (SMB2 cannot turn it off).
+ */
+static bool any_guest_share(const struct loadparm *lp)
+{
+	size_t i;
+
+	for (i = 0; i < lp->num_shares; i++) {
+		if (lp->shares[i]->guest_ok && lp->shares[i]->available) {
+			return true;
+		}
+	}
+	return false;
+}
+
+uint16_t smbd_signing_security_mode(const struct smbd_server *server)
+{
+	int s = server->lp->g.server_signing;
+
+	if (s == LP_SMB_REQUIRED ||
+	    (s == LP_SMB_DEFAULT && !any_guest_share(server->lp))) {
+		return SMB2_NEGOTIATE_SIGNING_ENABLED |
+		       SMB2_NEGOTIATE_SIGNING_REQUIRED;
+	}
+	return SMB2_NEGOTIATE_SIGNING_ENABLED;
+}
+
+bool smbd_signing_required(const struct smbd_conn *conn)
+{
+	return (smbd_signing_security_mode(conn->server) &
+		SMB2_NEGOTIATE_SIGNING_REQUIRED) ||
+	       (conn->client_security_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED);
+}
+
+/* Commands a client may send unsigned even on a signing session. */
+static bool exempt(uint16_t command)
+{
+	return command == SMB2_OP_NEGPROT || command == SMB2_OP_SESSSETUP ||
+	       command == SMB2_OP_CANCEL;
+}
+
+NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
+			    const struct smb2_pdu *pdu,
+			    const struct smbd_session *s, bool *sign_rsp,
+			    uint8_t key[16])
+{
+	bool is_signed = pdu->hdr.flags & SMB2_FLAGS_SIGNED;
+	struct iovec iov = { (void *)pdu->buf, pdu->len };
+
+	*sign_rsp = false;
+	if (s == NULL || s->keys == NULL) {
+		/* no key: a signed request cannot be checked (3.3.5.2.4) */
+		if (is_signed && !exempt(pdu->hdr.command) &&
+		    (s == NULL || s->valid)) {
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		return NT_STATUS_OK;
+	}
+	if (!is_signed) {
+		if (s->signing_required && !exempt(pdu->hdr.command)) {
+			DBG_INFO("%s: unsigned %s on a signed session\n",
+				 conn->peer, smb2_op_name(pdu->hdr.command));
+			return NT_STATUS_ACCESS_DENIED;
+		}
+		return NT_STATUS_OK;
+	}
+	if (smb2_sign_check(conn->dialect, conn->signing_alg, s->keys->signing,
+			    &iov, 1, false) != 0) {
+		DBG_INFO("%s: bad signature on %s\n", conn->peer,
+			 smb2_op_name(pdu->hdr.command));
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	*sign_rsp = true;
+	memcpy(key, s->keys->signing, 16);
+	return NT_STATUS_OK;
+}
+
+void smbd_signing_sign(const struct smbd_conn *conn, const uint8_t key[16],
+		       struct iovec *iov, int iovcnt)
+{
+	if (smb2_sign_pdu(conn->dialect, conn->signing_alg, key, iov, iovcnt,
+			  true) != 0) {
+		DBG_ERR("%s: signing a response failed\n", conn->peer);
+	}
+}

@@ -1,0 +1,29 @@
+/*
+ * SMB2/3 message signing in the pipeline (MS-SMB2 3.3.4.1.1, 3.3.5.2.4):
+ * which requests must be signed, verifying them, signing responses.
+ */
+#ifndef RINGSMB_SMBD_SIGNING_H
+#define RINGSMB_SMBD_SIGNING_H
+
+#include "source3/smbd/smbd.h"
+
+/* SecurityMode of our NEGOTIATE response, from 'server signing'. */
+uint16_t smbd_signing_security_mode(const struct smbd_server *server);
+/* Either side required signing in NEGOTIATE. */
+bool smbd_signing_required(const struct smbd_conn *conn);
+
+/*
+ * Checks a request's signature against the session it names.  *sign_rsp
+ * says whether the response must be signed (and with which key, copied
+ * into key: LOGOFF frees the session before its response is built).
+ */
+NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
+			    const struct smb2_pdu *pdu,
+			    const struct smbd_session *s, bool *sign_rsp,
+			    uint8_t key[16]);
+
+/* Signs one response element (its iovecs, header first). */
+void smbd_signing_sign(const struct smbd_conn *conn, const uint8_t key[16],
+		       struct iovec *iov, int iovcnt);
+
+#endif
