@@ -1,0 +1,118 @@
+"""User accounts and signing with real clients (issue 3, first part):
+smbpasswd-managed NTLMv2 users over every dialect with signing required,
+wrong and disabled passwords, smbprotocol with require_signing.  ringsmb
+only (Samba would need Unix accounts for its users)."""
+import hashlib
+import os
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import (SMBCLIENT, TARGET, finish_server, make_server,
+                      ringsmb_binary, sha256_file)
+
+pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
+                                reason="accounts are ringsmb's smbpasswd")
+
+DIALECTS = ("SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11")
+USER, PASSWORD = "alice", "S3cret-pw"
+
+
+def smbpasswd(srv, *args, stdin=None):
+    tool = ringsmb_binary().parent / "smbpasswd"
+    return subprocess.run([str(tool), "-c", str(srv.conf)] + list(args),
+                          input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def user_server(share_tree):
+    passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
+    srv = make_server(share_tree, "default", {
+        "smb passwd file": str(passwd),
+        "server signing": "mandatory",
+    })
+    p = smbpasswd(srv, "-s", "-a", USER,
+                  stdin=("%s\n%s\n" % (PASSWORD, PASSWORD)).encode())
+    assert p.returncode == 0, p.stdout
+    yield srv
+    finish_server(srv)
+
+
+def smbclient(srv, creds, dialect, cmd, *extra):
+    p = subprocess.run([SMBCLIENT, "//127.0.0.1/share", "-p", str(srv.port),
+                        "-U", creds, "-m", dialect,
+                        "--option=client min protocol=SMB2_02"] +
+                       list(extra) + ["-c", cmd],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=120)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_user_get_signed(user_server, share_tree, tmp_path, dialect):
+    dst = tmp_path / "m1.bin"
+    rc, out = smbclient(user_server, "%s%%%s" % (USER, PASSWORD), dialect,
+                        "get m1.bin %s" % dst)
+    assert rc == 0, out
+    assert sha256_file(dst) == sha256_file(share_tree.share / "m1.bin")
+
+
+def test_wrong_password(user_server):
+    rc, out = smbclient(user_server, "%s%%nope" % USER, "SMB3_11", "ls")
+    assert rc != 0 and "NT_STATUS_LOGON_FAILURE" in out, out
+
+
+def test_disabled_then_enabled(user_server):
+    assert smbpasswd(user_server, "-d", USER).returncode == 0
+    rc, out = smbclient(user_server, "%s%%%s" % (USER, PASSWORD),
+                        "SMB3_11", "ls")
+    assert rc != 0 and "NT_STATUS_ACCOUNT_DISABLED" in out, out
+    assert smbpasswd(user_server, "-e", USER).returncode == 0
+    rc, out = smbclient(user_server, "%s%%%s" % (USER, PASSWORD),
+                        "SMB3_11", "ls")
+    assert rc == 0, out
+
+
+SP_DIALECTS = ("2.1.0", "3.0.0", "3.0.2", "3.1.1")
+
+
+@pytest.mark.parametrize("dialect", SP_DIALECTS)
+def test_smbprotocol_require_signing(user_server, share_tree, dialect):
+    from smbprotocol.connection import Connection, Dialects
+    from smbprotocol.open import (CreateDisposition, CreateOptions,
+                                  FilePipePrinterAccessMask,
+                                  ImpersonationLevel, Open, ShareAccess)
+    from smbprotocol.session import Session
+    from smbprotocol.tree import TreeConnect
+
+    d = {"2.1.0": Dialects.SMB_2_1_0, "3.0.0": Dialects.SMB_3_0_0,
+         "3.0.2": Dialects.SMB_3_0_2, "3.1.1": Dialects.SMB_3_1_1}[dialect]
+    conn = Connection(uuid.uuid4(), "127.0.0.1", user_server.port,
+                      require_signing=True)
+    conn.connect(d, timeout=10)
+    try:
+        sess = Session(conn, USER, PASSWORD, require_encryption=False)
+        sess.connect()
+        assert sess.signing_required
+        tree = TreeConnect(sess, r"\\127.0.0.1\share")
+        tree.connect()
+        f = Open(tree, "m1.bin")
+        f.create(ImpersonationLevel.Impersonation,
+                 FilePipePrinterAccessMask.GENERIC_READ,
+                 0, ShareAccess.FILE_SHARE_READ,
+                 CreateDisposition.FILE_OPEN,
+                 CreateOptions.FILE_NON_DIRECTORY_FILE)
+        h = hashlib.sha256()
+        off = 0
+        while off < f.end_of_file:
+            n = min(65536, f.end_of_file - off)
+            h.update(f.read(off, n))
+            off += n
+        f.close()
+        assert h.hexdigest() == sha256_file(share_tree.share / "m1.bin")
+    finally:
+        conn.disconnect()
