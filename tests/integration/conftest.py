@@ -60,6 +60,17 @@ def ringsmb_binary():
     return p
 
 
+def tool_binary(name):
+    """A ringsmb tool (testparm, smbpasswd) from the same build as smbd:
+    build*/source3/utils/NAME next to build*/source3/smbd/smbd, else
+    <repo>/bin/NAME."""
+    smbd = ringsmb_binary()
+    cand = smbd.parent.parent / "utils" / name
+    if smbd.parent.name == "smbd" and cand.exists():
+        return cand
+    return REPO / "bin" / name
+
+
 def free_port():
     """An ephemeral port that was free a moment ago (bind to 0, close)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SMBCLIENT, TARGET, free_port, ringsmb_binary
+from conftest import SMBCLIENT, TARGET, free_port, ringsmb_binary, tool_binary
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="ringsmb's own daemon behaviour")
@@ -95,9 +95,7 @@ def test_daemon_pidfile_sighup_sigterm(tmp_path):
 
 
 def run_testparm(*args):
-    tp = ringsmb_binary().parent / "testparm"
-    if not tp.exists():
-        tp = REPO / "bin" / "testparm"
+    tp = tool_binary("testparm")
     return subprocess.run([str(tp), "-s"] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           timeout=30)

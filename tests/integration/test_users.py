@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (SMBCLIENT, TARGET, finish_server, make_server,
-                      ringsmb_binary, sha256_file)
+                      sha256_file, tool_binary)
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="accounts are ringsmb's smbpasswd")
@@ -22,7 +22,7 @@ USER, PASSWORD = "alice", "S3cret-pw"
 
 
 def smbpasswd(srv, *args, stdin=None):
-    tool = ringsmb_binary().parent / "smbpasswd"
+    tool = tool_binary("smbpasswd")
     return subprocess.run([str(tool), "-c", str(srv.conf)] + list(args),
                           input=stdin, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=30)
