@@ -15,6 +15,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/smbd/credits.h"
 #include "source3/smbd/dispatch.h"
+#include "source3/smbd/encryption.h"
 #include "source3/smbd/pipeline.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/signing.h"
@@ -60,6 +61,9 @@ struct smbd_compound {
 	int num_elems;
 	bool cur_sign;                  /* the current element's signing */
 	uint8_t cur_key[16];
+	/* set when the request came in a TRANSFORM: so goes the response */
+	struct smbd_crypto *crypto;
+	uint64_t crypto_session_id;
 };
 
 struct smbd_pipeline {
@@ -133,6 +137,18 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 	c->buf = talloc_steal(c, buf);
 	c->len = len;
 	c->related_status = NT_STATUS_OK;
+	if (len >= 4 && buf[0] == 0xFD) {
+		status = smbd_decrypt_message(conn, c, buf, len, &buf, &len,
+					      &c->crypto,
+					      &c->crypto_session_id);
+		if (!NT_STATUS_IS_OK(status)) {
+			DBG_INFO("%s: TRANSFORM refused (%s)\n", conn->peer,
+				 nt_errstr(status));
+			talloc_free(c);
+			smbd_conn_terminate(conn, "bad TRANSFORM message");
+			return;
+		}
+	}
 	status = smb2_compound_carve(c, buf, len, &c->pdus, &c->count);
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_INFO("%s: malformed PDU (%s)\n", conn->peer,
@@ -202,19 +218,21 @@ static bool out_grow(struct smbd_compound *c, int n)
 /* Pads the previous element to 8 bytes and links it (NextCommand). */
 static bool link_previous(struct smbd_compound *c)
 {
-	static const uint8_t zeros[8];
 	size_t pad = (8 - (c->last_len % 8)) % 8;
 	uint8_t *prev_hdr = NULL;
+	uint8_t *zeros = NULL;
 
 	if (c->outcnt == 0) {
 		return true;
 	}
 	if (pad > 0) {
-		if (!out_grow(c, 1)) {
+		/* its own bytes: encryption works in place */
+		zeros = talloc_zero_size(c, pad);
+		if (zeros == NULL || !out_grow(c, 1)) {
 			return false;
 		}
 		c->out[c->outcnt++] = (struct iovec){
-			.iov_base = (void *)zeros, .iov_len = pad };
+			.iov_base = zeros, .iov_len = pad };
 	}
 	prev_hdr = c->out[c->last_hdr].iov_base;
 	push_le32(prev_hdr + SMB2_HDR_OFS_NEXT_COMMAND,
@@ -492,8 +510,11 @@ static bool element_start(struct smbd_compound *c)
 		c->req->credits = credits;
 		status = element_prepare(c, c->cmd, c->req);
 	}
-	if (NT_STATUS_IS_OK(status)) {
+	if (NT_STATUS_IS_OK(status) && c->crypto == NULL) {
 		status = check_signature(c, pdu, c->req);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_encryption_check(c->req, c->crypto != NULL);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		if (pdu->hdr.command == SMB2_OP_CREATE) {
@@ -593,6 +614,23 @@ static void sign_elements(struct smbd_compound *c)
 	}
 }
 
+/* A request that came encrypted is answered encrypted (3.3.4.1.4). */
+static void send_encrypted(struct smbd_compound *c)
+{
+	struct iovec *iov = NULL;
+	int n = 0;
+
+	struct smbd_conn *conn = c->conn;
+
+	if (smbd_encrypt_message(c, c->crypto, c->crypto_session_id, c->out,
+				 c->outcnt, &iov, &n) != 0) {
+		talloc_free(c);
+		smbd_conn_terminate(conn, "cannot encrypt a response");
+		return;
+	}
+	smbd_transport_send(c->conn, iov, n, c);
+}
+
 static void compound_finish(struct smbd_compound *c)
 {
 	struct smbd_conn *conn = c->conn;
@@ -606,9 +644,13 @@ static void compound_finish(struct smbd_compound *c)
 		c->elems[c->num_elems - 1].iovcnt = c->outcnt -
 			(int)c->last_hdr;
 	}
-	sign_elements(c);
+	if (c->crypto == NULL) {
+		sign_elements(c);
+	}
 	if (c->outcnt == 0 || conn->terminating) {
 		talloc_free(c);
+	} else if (c->crypto != NULL) {
+		send_encrypted(c);
 	} else {
 		/* the transport owns c (and every buffer in out) from here */
 		smbd_transport_send(conn, c->out, c->outcnt, c);

@@ -56,6 +56,7 @@ struct negprot_ctxs {
 	struct smb2_negctx out[3];
 	size_t num_out;
 	uint16_t signing_alg;
+	uint16_t cipher_id;
 };
 
 static NTSTATUS add_ctx(struct negprot_ctxs *n,
@@ -98,10 +99,29 @@ static NTSTATUS negprot_preauth(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * Encryption is not implemented yet (issue 3): a client offering ciphers
- * is told "no common cipher" (CipherCount 1, Cipher 0, MS-SMB2 3.3.5.4).
+ * 3.1.1 encryption capabilities (MS-SMB2 3.3.5.4): the first of the
+ * client's ciphers that we have, in the client's order; "no common
+ * cipher" (CipherCount 1, Cipher 0) with 'server smb encrypt = off'.
  */
+static uint16_t choose_cipher(const struct smb2_negctx_encryption *enc,
+			      int policy)
+{
+	uint16_t i;
+
+	if (policy == LP_SMB_OFF) {
+		return 0;
+	}
+	for (i = 0; i < enc->cipher_count; i++) {
+		uint16_t c = smb2_u16_at(enc->ciphers, i);
+		if (smb2_cipher_key_len(c) != 0) {
+			return c;
+		}
+	}
+	return 0;
+}
+
 static NTSTATUS negprot_encryption(TALLOC_CTX *mem_ctx,
+				   struct smbd_conn *conn,
 				   const struct smb2_negprot_req *r,
 				   struct negprot_ctxs *n)
 {
@@ -118,7 +138,8 @@ static NTSTATUS negprot_encryption(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	data = smb2_negctx_encryption_push(mem_ctx, 0, &len);
+	n->cipher_id = choose_cipher(&enc, conn->server->lp->g.smb_encrypt);
+	data = smb2_negctx_encryption_push(mem_ctx, n->cipher_id, &len);
 	return add_ctx(n, SMB2_ENCRYPTION_CAPABILITIES, data, len);
 }
 
@@ -158,6 +179,7 @@ static NTSTATUS negprot_signing(TALLOC_CTX *mem_ctx,
 
 /* 3.1.1 negotiate contexts; the others are checked for duplicates only */
 static NTSTATUS negprot_contexts(TALLOC_CTX *mem_ctx,
+				 struct smbd_conn *conn,
 				 const struct smb2_negprot_req *r,
 				 struct negprot_ctxs *n)
 {
@@ -177,7 +199,7 @@ static NTSTATUS negprot_contexts(TALLOC_CTX *mem_ctx,
 	}
 	status = negprot_preauth(mem_ctx, r, n);
 	if (NT_STATUS_IS_OK(status)) {
-		status = negprot_encryption(mem_ctx, r, n);
+		status = negprot_encryption(mem_ctx, conn, r, n);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = negprot_signing(mem_ctx, r, n);
@@ -266,7 +288,7 @@ struct tevent_req *smb2_negprot_send(TALLOC_CTX *mem_ctx,
 				      NULL);
 	}
 	if (dialect == SMB2_DIALECT_0311) {
-		status = negprot_contexts(mem_ctx, &r, &n);
+		status = negprot_contexts(mem_ctx, conn, &r, &n);
 		if (!NT_STATUS_IS_OK(status)) {
 			return smbd_done_send(mem_ctx, ev, status, NULL);
 		}
@@ -274,6 +296,13 @@ struct tevent_req *smb2_negprot_send(TALLOC_CTX *mem_ctx,
 	conn_set_limits(conn, dialect);
 	if (dialect == SMB2_DIALECT_0311) {
 		conn->signing_alg = n.signing_alg;
+		conn->cipher_id = n.cipher_id;
+	} else if (dialect >= SMB2_DIALECT_0300 &&
+		   (r.capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) &&
+		   conn->server->lp->g.smb_encrypt != LP_SMB_OFF) {
+		/* 3.0/3.0.2: AES-128-CCM, announced by a capability */
+		conn->cipher_id = SMB2_ENCRYPTION_AES128_CCM;
+		conn->server_caps |= SMB2_GLOBAL_CAP_ENCRYPTION;
 	}
 	conn->client_security_mode = r.security_mode;
 	if (!keep_dialects(conn, &r)) {

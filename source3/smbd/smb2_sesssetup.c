@@ -80,39 +80,67 @@ static NTSTATUS find_or_new_session(struct smbd_request *req,
 	return NT_STATUS_OK;
 }
 
-static int keys_destructor(struct smb2_keys *k)
+static int crypto_destructor(struct smbd_crypto *c)
 {
-	smb2_keys_wipe(k);
+	smb2_keys_wipe(&c->keys);
 	return 0;
 }
 
 /*
- * User sessions get signing (and, later, encryption) keys from the
- * session key (MS-SMB2 3.3.5.5.3); guest and anonymous sessions have none
- * and are never signed.
+ * 'server smb encrypt' (global): required and desired encrypt every user
+ * session whose connection negotiated a cipher; required refuses one that
+ * did not (MS-SMB2 3.3.5.5.3).
+ */
+static NTSTATUS session_encryption(struct smbd_session *s)
+{
+	struct smbd_conn *conn = s->conn;
+	int enc = conn->server->lp->g.smb_encrypt;
+
+	if (enc != LP_SMB_REQUIRED && enc != LP_SMB_DESIRED) {
+		return NT_STATUS_OK;
+	}
+	if (conn->cipher_id == 0) {
+		return enc == LP_SMB_REQUIRED ? NT_STATUS_ACCESS_DENIED :
+			NT_STATUS_OK;
+	}
+	s->encrypt_data = true;
+	return NT_STATUS_OK;
+}
+
+/*
+ * User sessions get signing and encryption keys from the session key
+ * (MS-SMB2 3.3.5.5.3); guest and anonymous sessions have none, are never
+ * signed and cannot encrypt.
  */
 static NTSTATUS session_keys(struct smbd_session *s,
 			     const struct auth_session_info *info)
 {
 	struct smbd_conn *conn = s->conn;
+	int enc = conn->server->lp->g.smb_encrypt;
 
-	TALLOC_FREE(s->keys);
+	TALLOC_FREE(s->crypto);
+	s->keys = NULL;
 	s->signing_required = false;
+	s->encrypt_data = false;
 	if (!info->have_session_key || info->guest || info->anonymous) {
-		return NT_STATUS_OK;
+		return enc == LP_SMB_REQUIRED ? NT_STATUS_ACCESS_DENIED :
+			NT_STATUS_OK;
 	}
-	s->keys = talloc_zero(s, struct smb2_keys);
-	if (s->keys == NULL) {
+	s->crypto = talloc_zero(s, struct smbd_crypto);
+	if (s->crypto == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	talloc_set_destructor(s->keys, keys_destructor);
+	talloc_set_destructor(s->crypto, crypto_destructor);
+	s->crypto->cipher_id = conn->cipher_id;
 	if (smb2_derive_keys(conn->dialect, conn->cipher_id,
 			     info->session_key, sizeof(info->session_key),
-			     s->preauth_hash, s->keys) != 0) {
+			     s->preauth_hash, &s->crypto->keys) != 0 ||
+	    smb2_nonce_gen_init(&s->crypto->nonce) != 0) {
 		return NT_STATUS_INTERNAL_ERROR;
 	}
+	s->keys = &s->crypto->keys;
 	s->signing_required = smbd_signing_required(conn);
-	return NT_STATUS_OK;
+	return session_encryption(s);
 }
 
 static void session_established(struct smbd_session *s)
@@ -151,6 +179,8 @@ static uint8_t *sesssetup_body(TALLOC_CTX *mem_ctx, struct smbd_session *s,
 		rsp.session_flags = SMB2_SESSION_FLAG_IS_NULL;
 	} else if (s->valid && s->guest) {
 		rsp.session_flags = SMB2_SESSION_FLAG_IS_GUEST;
+	} else if (s->valid && s->encrypt_data) {
+		rsp.session_flags = SMB2_SESSION_FLAG_ENCRYPT_DATA;
 	}
 	return smb2_sesssetup_rsp_push(mem_ctx, &rsp, len);
 }

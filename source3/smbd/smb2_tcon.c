@@ -58,6 +58,31 @@ static NTSTATUS share_access(const struct smbd_session *s,
 	return NT_STATUS_OK;
 }
 
+/*
+ * 'server smb encrypt' on the share (or [global]): required shares are
+ * refused to sessions that cannot encrypt (MS-SMB2 3.3.5.7); desired
+ * ones are encrypted when the session can.
+ */
+static NTSTATUS share_encryption(const struct smbd_session *s,
+				 const struct lp_share *share, bool *encrypt)
+{
+	int enc = share->smb_encrypt;
+
+	if (enc == LP_SMB_DEFAULT) {
+		enc = s->conn->server->lp->g.smb_encrypt;
+	}
+	*encrypt = false;
+	if (enc != LP_SMB_REQUIRED && enc != LP_SMB_DESIRED) {
+		return NT_STATUS_OK;
+	}
+	if (s->crypto == NULL || s->conn->cipher_id == 0) {
+		return enc == LP_SMB_REQUIRED ? NT_STATUS_ACCESS_DENIED :
+			NT_STATUS_OK;
+	}
+	*encrypt = true;
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			  struct smbd_request *req,
 			  const struct lp_share *share)
@@ -91,6 +116,7 @@ struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
 	const struct lp_share *share = NULL;
 	struct smb2_tcon_req r;
 	const char *name = NULL;
+	bool encrypt = false;
 	NTSTATUS status;
 
 	status = smb2_tcon_req_pull(req->pdu, &r);
@@ -108,6 +134,9 @@ struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
 		status = share_access(req->session, share);
 	}
 	if (NT_STATUS_IS_OK(status)) {
+		status = share_encryption(req->session, share, &encrypt);
+	}
+	if (NT_STATUS_IS_OK(status)) {
 		status = tcon_open(mem_ctx, ev, req, share);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
@@ -115,6 +144,10 @@ struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
 	}
 	out.maximal_access = share->read_only ? SMBD_ACCESS_READ_ONLY :
 		SMBD_ACCESS_ALL;
+	req->tcon->encrypt_data = encrypt;
+	if (encrypt) {
+		out.share_flags |= SMB2_SHAREFLAG_ENCRYPT_DATA;
+	}
 	rsp.body = smb2_tcon_rsp_push(mem_ctx, &out, &rsp.body_len);
 	if (rsp.body == NULL) {
 		TALLOC_FREE(req->tcon);

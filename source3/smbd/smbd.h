@@ -107,8 +107,10 @@ struct smbd_session {
 	struct auth_ctx *auth;          /* during SESSION_SETUP legs */
 	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
 	/* user sessions only: keys from the session key (MS-SMB2 3.3.5.5.3) */
-	struct smb2_keys *keys;         /* NULL: guest, anonymous, in setup */
+	struct smbd_crypto *crypto;     /* NULL: guest, anonymous, in setup */
+	struct smb2_keys *keys;         /* &crypto->keys, or NULL */
 	bool signing_required;
+	bool encrypt_data;              /* Session.EncryptData */
 	uint32_t next_tree_id;
 	struct smbd_tcon *tcons;
 	size_t num_tcons;
@@ -120,9 +122,21 @@ struct smbd_tcon {
 	uint32_t id;
 	const struct lp_share *share;
 	bool read_only;
+	bool encrypt_data;              /* TreeConnect.EncryptData */
 	struct vfs_handle *vfs;         /* the share's VFS stack + root fd */
 	struct smbd_open *opens;
 	size_t num_opens;
+};
+
+/*
+ * A user session's keys and its nonce generator.  A compound that arrived
+ * encrypted holds a reference, so that its response is encrypted even if
+ * the compound logged the session off.
+ */
+struct smbd_crypto {
+	struct smb2_keys keys;
+	struct smb2_nonce_gen nonce;
+	uint16_t cipher_id;
 };
 
 /* An open file or directory (MS-SMB2 3.3.1.10), owned by its tcon. */
