@@ -116,3 +116,77 @@ def test_smbprotocol_require_signing(user_server, share_tree, dialect):
         assert h.hexdigest() == sha256_file(share_tree.share / "m1.bin")
     finally:
         conn.disconnect()
+
+
+@pytest.fixture(scope="module")
+def enc_server(share_tree):
+    passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
+    srv = make_server(share_tree, "default", {
+        "smb passwd file": str(passwd),
+        "server smb encrypt": "required",
+    })
+    p = smbpasswd(srv, "-s", "-a", USER,
+                  stdin=("%s\n%s\n" % (PASSWORD, PASSWORD)).encode())
+    assert p.returncode == 0, p.stdout
+    yield srv
+    finish_server(srv)
+
+
+ENC_DIALECTS = ("3.0.0", "3.0.2", "3.1.1")
+
+
+def smbprotocol_read(port, dialect, path, require_encryption):
+    from smbprotocol.connection import Connection, Dialects
+    from smbprotocol.open import (CreateDisposition, CreateOptions,
+                                  FilePipePrinterAccessMask,
+                                  ImpersonationLevel, Open, ShareAccess)
+    from smbprotocol.session import Session
+    from smbprotocol.tree import TreeConnect
+
+    d = {"2.1.0": Dialects.SMB_2_1_0, "3.0.0": Dialects.SMB_3_0_0,
+         "3.0.2": Dialects.SMB_3_0_2, "3.1.1": Dialects.SMB_3_1_1}[dialect]
+    conn = Connection(uuid.uuid4(), "127.0.0.1", port, require_signing=True)
+    conn.connect(d, timeout=10)
+    try:
+        sess = Session(conn, USER, PASSWORD,
+                       require_encryption=require_encryption)
+        sess.connect()
+        tree = TreeConnect(sess, r"\\127.0.0.1\share")
+        tree.connect()
+        f = Open(tree, path)
+        f.create(ImpersonationLevel.Impersonation,
+                 FilePipePrinterAccessMask.GENERIC_READ,
+                 0, ShareAccess.FILE_SHARE_READ,
+                 CreateDisposition.FILE_OPEN,
+                 CreateOptions.FILE_NON_DIRECTORY_FILE)
+        h = hashlib.sha256()
+        off = 0
+        while off < f.end_of_file:
+            n = min(1 << 20, f.end_of_file - off)
+            h.update(f.read(off, n))
+            off += n
+        f.close()
+        return sess.encrypt_data, h.hexdigest()
+    finally:
+        conn.disconnect()
+
+
+@pytest.mark.parametrize("dialect", ENC_DIALECTS)
+def test_smbprotocol_encrypted_100mib(enc_server, share_tree, dialect):
+    encrypted, digest = smbprotocol_read(enc_server.port, dialect,
+                                         "m100.bin", True)
+    assert encrypted
+    assert digest == sha256_file(share_tree.share / "m100.bin")
+
+
+def test_encryption_required_refuses_smb2(enc_server):
+    """A 2.1 client cannot encrypt: 'server smb encrypt = required'
+    refuses its session (ACCESS_DENIED), never serves it in clear."""
+    rc, out = smbclient(enc_server, "%s%%%s" % (USER, PASSWORD), "SMB2_10",
+                        "ls")
+    assert rc != 0 and "NT_STATUS_ACCESS_DENIED" in out, out
+
+
+def test_encryption_required_refuses_guest(enc_server):
+    rc, out = smbclient(enc_server, "nosuchuser%", "SMB3_11", "ls")
+    assert rc != 0 and "NT_STATUS_ACCESS_DENIED" in out, out
