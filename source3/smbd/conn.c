@@ -61,6 +61,7 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 	conn->fd = fd;
 	conn->last_activity = tevent_timeval_current();
 	snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
+	smbd_peer_addr(peer, conn->addr, sizeof(conn->addr));
 	DLIST_ADD_SIMPLE(server->conns, conn);
 	server->num_conns++;
 	talloc_set_destructor(conn, conn_destructor);
@@ -77,6 +78,19 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 	}
 	DBG_INFO("%s: new connection\n", peer);
 	return conn;
+}
+
+/* "addr:port" or "v6addr:port" -> "addr" */
+void smbd_peer_addr(const char *peer, char *addr, size_t len)
+{
+	const char *colon = strrchr(peer, ':');
+	size_t n = colon != NULL ? (size_t)(colon - peer) : strlen(peer);
+
+	if (n >= len) {
+		n = len - 1;
+	}
+	memcpy(addr, peer, n);
+	addr[n] = '\0';
 }
 
 static void conn_free_now(struct tevent_context *ev,

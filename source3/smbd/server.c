@@ -14,6 +14,7 @@
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
 #include "lib/util/nttime.h"
+#include "source3/smbd/logon_throttle.h"
 #include "source3/smbd/server.h"
 
 static void print_diags(const struct lp_diag *d)
@@ -209,7 +210,8 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 	if (server->lp == NULL) {
 		return NULL;
 	}
-	if (load_passdb(server) != 0) {
+	server->throttle = smbd_throttle_new(server);
+	if (server->throttle == NULL || load_passdb(server) != 0) {
 		return NULL;
 	}
 	server->cmdline_debuglevel = debuglevel;

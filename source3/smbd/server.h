@@ -20,6 +20,7 @@ int smbd_listeners_open(struct smbd_server *server);
 /* conn.c */
 struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 				const char *peer);
+void smbd_peer_addr(const char *peer, char *addr, size_t len);
 /* Ends a connection from anywhere (a callback may still run above us):
  * marks it dead now, frees it from an immediate. */
 void smbd_conn_terminate(struct smbd_conn *conn, const char *reason);

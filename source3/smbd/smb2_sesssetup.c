@@ -9,7 +9,9 @@
 #include "lib/auth/passdb.h"
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
+#include "lib/util/tevent_ntstatus.h"
 #include "source3/smbd/dispatch.h"
+#include "source3/smbd/logon_throttle.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/session.h"
 #include "source3/smbd/signing.h"
@@ -185,11 +187,11 @@ static uint8_t *sesssetup_body(TALLOC_CTX *mem_ctx, struct smbd_session *s,
 	return smb2_sesssetup_rsp_push(mem_ctx, &rsp, len);
 }
 
-struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
-				       struct tevent_context *ev,
-				       struct smbd_request *req)
+/* One leg: an error, or OK with the response (MORE_PROCESSING or done) */
+static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
+			       struct smbd_response *rsp)
 {
-	struct smbd_response rsp = { .status = NT_STATUS_OK };
+	struct smbd_server *server = req->conn->server;
 	struct smb2_sesssetup_req r;
 	struct smbd_session *s = NULL;
 	uint8_t *out = NULL;
@@ -201,7 +203,7 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 		status = find_or_new_session(req, &r, &s);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
-		return smbd_done_send(mem_ctx, ev, status, NULL);
+		return status;
 	}
 	req->session = s;
 	if (req->conn->dialect == SMB2_DIALECT_0311) {
@@ -215,10 +217,13 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		session_established(s);
+		smbd_throttle_succeeded(server->throttle, req->conn->addr);
 	} else if (!NT_STATUS_EQUAL(status,
 				    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
 		DBG_INFO("%s: session setup failed: %s\n", req->conn->peer,
 			 nt_errstr(status));
+		smbd_throttle_failed(server->throttle, req->conn->addr,
+				     tevent_timeval_current());
 		/*
 		 * A failed leg ends the session, also a failed
 		 * re-authentication of a live one (MS-SMB2 3.3.5.5.3): its
@@ -226,20 +231,89 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 		 */
 		req->session = NULL;
 		talloc_free(s);
-		return smbd_done_send(mem_ctx, ev, status, NULL);
+		return status;
 	}
-	rsp.status = status;
-	rsp.body = sesssetup_body(mem_ctx, s, out, out_len, &rsp.body_len);
-	if (rsp.body == NULL) {
-		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	rsp->status = status;
+	rsp->body = sesssetup_body(mem_ctx, s, out, out_len, &rsp->body_len);
+	return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
+/*
+ * After repeated failures from the client's address the leg waits for
+ * its slot (logon_throttle.c); the connection's pipeline waits with it.
+ */
+struct sesssetup_state {
+	struct smbd_request *req;
+	struct smbd_response rsp;
+};
+
+static void sesssetup_slot(struct tevent_req *subreq);
+
+struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
+				       struct tevent_context *ev,
+				       struct smbd_request *req)
+{
+	struct smbd_conn *conn = req->conn;
+	struct timeval now = tevent_timeval_current();
+	struct timeval slot = smbd_throttle_slot(conn->server->throttle,
+						 conn->addr, now);
+	struct tevent_req *result = NULL, *subreq = NULL;
+	struct sesssetup_state *state = NULL;
+	NTSTATUS status;
+
+	result = tevent_req_create(mem_ctx, &state, struct sesssetup_state);
+	if (result == NULL) {
+		return NULL;
 	}
-	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+	state->req = req;
+	state->rsp.status = NT_STATUS_OK;
+	if (tevent_timeval_compare(&slot, &now) <= 0) {
+		status = sesssetup_step(state, req, &state->rsp);
+		if (!tevent_req_nterror(result, status)) {
+			tevent_req_done(result);
+		}
+		return tevent_req_post(result, ev);
+	}
+	DBG_INFO("%s: logon delayed after %u failures\n", conn->peer,
+		 smbd_throttle_failures(conn->server->throttle, conn->addr));
+	subreq = tevent_wakeup_send(state, ev, slot);
+	if (tevent_req_nomem(subreq, result)) {
+		return tevent_req_post(result, ev);
+	}
+	tevent_req_set_callback(subreq, sesssetup_slot, result);
+	return result;
+}
+
+static void sesssetup_slot(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	struct sesssetup_state *state = tevent_req_data(
+		req, struct sesssetup_state);
+	NTSTATUS status;
+
+	tevent_wakeup_recv(subreq);
+	TALLOC_FREE(subreq);
+	status = sesssetup_step(state, state->req, &state->rsp);
+	if (tevent_req_nterror(req, status)) {
+		return;
+	}
+	tevent_req_done(req);
 }
 
 NTSTATUS smb2_sesssetup_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			     struct smbd_response *rsp)
 {
-	return smbd_done_recv(subreq, mem_ctx, rsp);
+	struct sesssetup_state *state = tevent_req_data(
+		subreq, struct sesssetup_state);
+	NTSTATUS status;
+
+	if (tevent_req_is_nterror(subreq, &status)) {
+		return status;
+	}
+	*rsp = state->rsp;
+	talloc_steal(mem_ctx, rsp->body);
+	return NT_STATUS_OK;
 }
 
 /* 3.1.1: every leg but the final success goes into the session's hash */

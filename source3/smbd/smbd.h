@@ -49,6 +49,7 @@ struct smbd_server {
 	uint64_t next_file_id;
 	struct tevent_timer *deadtime_timer;
 	struct passdb *passdb;          /* smbpasswd accounts */
+	struct smbd_throttle *throttle; /* failed-logon back-off */
 	size_t max_handles_per_conn;
 	bool shutting_down;
 };
@@ -67,6 +68,7 @@ struct smbd_conn {
 	struct smbd_server *server;
 	int fd;
 	char peer[64];                  /* "addr:port" for logs */
+	char addr[48];                  /* the address alone */
 
 	uint16_t dialect;               /* 0 until NEGOTIATE succeeded */
 	uint16_t client_security_mode;

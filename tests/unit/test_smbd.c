@@ -1,9 +1,11 @@
 /*
- * Unit tests for the daemon's self-contained pieces: the credit window.
+ * Unit tests for the daemon's self-contained pieces: the credit window
+ * and the failed-logon back-off.
  * The .c is included (h2o's t/00unit style) because smbd is a program,
  * not a library.
  */
 #include "source3/smbd/credits.c"
+#include "source3/smbd/logon_throttle.c"
 #include "tests/unit/unit.h"
 
 /* NEGOTIATE uses id 0 and gets its credits; the window moves on. */
@@ -97,6 +99,74 @@ static void test_credits__many_rounds(void **state)
 	talloc_free(c);
 }
 
+static struct timeval tv(long sec, long usec)
+{
+	return (struct timeval){ .tv_sec = sec, .tv_usec = usec };
+}
+
+/* The first failures cost nothing; then attempts are spaced out. */
+static void test_throttle__backoff(void **state)
+{
+	struct smbd_throttle *t = smbd_throttle_new(*state);
+	struct timeval now = tv(1000, 0), slot;
+	int i;
+
+	for (i = 0; i < SMBD_THROTTLE_FREE_FAILURES; i++) {
+		slot = smbd_throttle_slot(t, "192.0.2.1", now);
+		assert_int_equal(tevent_timeval_compare(&slot, &now), 0);
+		smbd_throttle_failed(t, "192.0.2.1", now);
+	}
+	smbd_throttle_failed(t, "192.0.2.1", now);
+	/* two attempts at once: the second waits for the first's slot */
+	slot = smbd_throttle_slot(t, "192.0.2.1", now);
+	assert_int_equal(slot.tv_sec, 1000);
+	slot = smbd_throttle_slot(t, "192.0.2.1", now);
+	assert_true(slot.tv_sec * 1000000 + slot.tv_usec ==
+		    1000 * 1000000L + SMBD_THROTTLE_BASE_MS * 1000);
+	/* another address is not affected */
+	slot = smbd_throttle_slot(t, "192.0.2.2", now);
+	assert_int_equal(tevent_timeval_compare(&slot, &now), 0);
+	talloc_free(t);
+}
+
+static void test_throttle__cap_and_reset(void **state)
+{
+	struct smbd_throttle *t = smbd_throttle_new(*state);
+	struct timeval now = tv(5000, 0), a, b;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		smbd_throttle_failed(t, "::1", now);
+	}
+	assert_int_equal(smbd_throttle_failures(t, "::1"), 100);
+	a = smbd_throttle_slot(t, "::1", now);
+	b = smbd_throttle_slot(t, "::1", now);
+	assert_int_equal(b.tv_sec - a.tv_sec, SMBD_THROTTLE_MAX_MS / 1000);
+	smbd_throttle_succeeded(t, "::1");
+	a = smbd_throttle_slot(t, "::1", now);
+	assert_int_equal(tevent_timeval_compare(&a, &now), 0);
+	talloc_free(t);
+}
+
+/* Old addresses are forgotten; the table never grows past its size. */
+static void test_throttle__bounded(void **state)
+{
+	struct smbd_throttle *t = smbd_throttle_new(*state);
+	char addr[32];
+	int i;
+
+	for (i = 0; i < 3 * SMBD_THROTTLE_MAX_ADDRS; i++) {
+		snprintf(addr, sizeof(addr), "10.0.%d.%d", i / 256, i % 256);
+		smbd_throttle_failed(t, addr, tv(100 + i, 0));
+	}
+	assert_true(t->n <= SMBD_THROTTLE_MAX_ADDRS);
+	assert_int_equal(smbd_throttle_failures(t, "10.0.0.0"), 0);
+	smbd_throttle_failed(t, "10.0.0.0",
+			     tv(100 + SMBD_THROTTLE_FORGET_SECS * 10, 0));
+	assert_int_equal(smbd_throttle_failures(t, "10.0.0.0"), 1);
+	talloc_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +177,9 @@ int main(void)
 		T(test_credits__huge_ids),
 		T(test_credits__cap),
 		T(test_credits__many_rounds),
+		T(test_throttle__backoff),
+		T(test_throttle__cap_and_reset),
+		T(test_throttle__bounded),
 #undef T
 	};
 
