@@ -83,6 +83,7 @@ struct lp_global {
 	const char *workgroup;
 	const char *server_string;
 	bool io_uring;
+	bool logon_backoff;             /* ringsmb: failed-logon back-off */
 	int max_connections;            /* 0 = unlimited */
 	int deadtime;                   /* minutes, 0 = never */
 	const char *pid_directory;

@@ -83,6 +83,7 @@ const struct lp_param lp_params[] = {
 	{ "server string", LP_STRING, G(server_string),
 	  .def = "ringsmb" },
 	{ "io_uring", LP_BOOL, G(io_uring), .def = "yes" },
+	{ "logon backoff", LP_BOOL, G(logon_backoff), .def = "yes" },
 	{ "max connections", LP_INT, G(max_connections), .def = "0",
 	  .min = 0, .max = 1 << 24 },
 	{ "deadtime", LP_INT, G(deadtime), .def = "0",

@@ -217,7 +217,11 @@ static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		session_established(s);
-		smbd_throttle_succeeded(server->throttle, req->conn->addr);
+		if (s->keys != NULL) {
+			/* a guest or anonymous logon must not reset it */
+			smbd_throttle_succeeded(server->throttle,
+						req->conn->addr);
+		}
 	} else if (!NT_STATUS_EQUAL(status,
 				    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
 		DBG_INFO("%s: session setup failed: %s\n", req->conn->peer,
@@ -255,8 +259,7 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 {
 	struct smbd_conn *conn = req->conn;
 	struct timeval now = tevent_timeval_current();
-	struct timeval slot = smbd_throttle_slot(conn->server->throttle,
-						 conn->addr, now);
+	struct timeval slot = now;
 	struct tevent_req *result = NULL, *subreq = NULL;
 	struct sesssetup_state *state = NULL;
 	NTSTATUS status;
@@ -267,6 +270,10 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 	}
 	state->req = req;
 	state->rsp.status = NT_STATUS_OK;
+	if (conn->server->lp->g.logon_backoff) {
+		slot = smbd_throttle_slot(conn->server->throttle, conn->addr,
+					  now);
+	}
 	if (tevent_timeval_compare(&slot, &now) <= 0) {
 		status = sesssetup_step(state, req, &state->rsp);
 		if (!tevent_req_nterror(result, status)) {
@@ -274,7 +281,7 @@ struct tevent_req *smb2_sesssetup_send(TALLOC_CTX *mem_ctx,
 		}
 		return tevent_req_post(result, ev);
 	}
-	DBG_INFO("%s: logon delayed after %u failures\n", conn->peer,
+	DBG_NOTICE("%s: logon delayed after %u failures\n", conn->peer,
 		 smbd_throttle_failures(conn->server->throttle, conn->addr));
 	subreq = tevent_wakeup_send(state, ev, slot);
 	if (tevent_req_nomem(subreq, result)) {

@@ -190,3 +190,27 @@ def test_encryption_required_refuses_smb2(enc_server):
 def test_encryption_required_refuses_guest(enc_server):
     rc, out = smbclient(enc_server, "nosuchuser%", "SMB3_11", "ls")
     assert rc != 0 and "NT_STATUS_ACCESS_DENIED" in out, out
+
+
+def test_logon_backoff(share_tree):
+    """After five failed logons from one address the next attempts wait
+    for a slot (the server says so in its log); a right password still
+    gets in, after its wait."""
+    passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
+    srv = make_server(share_tree, "default", {
+        "smb passwd file": str(passwd), "logon backoff": "yes",
+        "log level": "3"})
+    try:
+        p = smbpasswd(srv, "-s", "-a", USER,
+                      stdin=("%s\n%s\n" % (PASSWORD, PASSWORD)).encode())
+        assert p.returncode == 0, p.stdout
+        for _ in range(7):
+            rc, out = smbclient(srv, "%s%%wrong" % USER, "SMB3_11", "ls")
+            assert "NT_STATUS_LOGON_FAILURE" in out, out
+        rc, out = smbclient(srv, "%s%%%s" % (USER, PASSWORD), "SMB3_11",
+                            "ls")
+        assert rc == 0, out
+        log = srv.log_path.read_text(errors="replace")
+        assert "logon delayed after 6 failures" in log
+    finally:
+        finish_server(srv)
