@@ -2,6 +2,12 @@
 """smbclient get of one large file from ringsmb and from Debian's Samba smbd,
 same file, same run; prints throughput, server CPU seconds per GiB and the
 ratios.  Usage: bench_get.py [--size-mib 2048] [--runs 3] [--dir /dev/shm]
+                             [--mode guest|sign|encrypt]
+
+sign/encrypt log on as a user (created for both servers: a Unix account
+'ringsmbbench' for Samba, made with useradd if missing, and an smbpasswd
+entry for each) with 'server signing = mandatory' or 'server smb encrypt =
+required' on both servers.
 """
 import argparse
 import os
@@ -45,20 +51,55 @@ def cpu_seconds(pid):
     return sum(int(x) for x in fields[11:15]) / tick
 
 
-def start_ringsmb(tmp, share, port, extra):
+BENCH_USER, BENCH_PASS = 'ringsmbbench', 'Bench-pw-1'
+
+MODE_GLOBAL = {
+    'guest': '',
+    'sign': 'server signing = mandatory\n',
+    'encrypt': 'server smb encrypt = required\n',
+}
+
+
+def ringsmb_conf(tmp, share, port, extra, mode):
     conf = os.path.join(tmp, 'ringsmb.conf')
     with open(conf, 'w') as f:
         f.write('[global]\nsmb ports = %d\ninterfaces = 127.0.0.1\n'
                 'bind interfaces only = yes\nmap to guest = Bad User\n'
-                'log level = 0\n%s\n[share]\npath = %s\nguest ok = yes\n'
-                % (port, extra, share))
+                'smb passwd file = %s/ringsmb.smbpasswd\n'
+                'log level = 0\n%s%s\n[share]\npath = %s\nguest ok = yes\n'
+                % (port, tmp, MODE_GLOBAL[mode], extra, share))
+    return conf
+
+
+def add_users(tmp, share, mode):
+    """The bench user for both servers (sign/encrypt modes)."""
+    if subprocess.run(['id', BENCH_USER], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        subprocess.run(['useradd', '-M', '-s', '/usr/sbin/nologin',
+                        BENCH_USER], check=True)
+    pw = ('%s\n%s\n' % (BENCH_PASS, BENCH_PASS)).encode()
+    conf = ringsmb_conf(tmp, share, 1, '', mode)
+    tool = os.path.join(os.path.dirname(os.environ.get(
+        'RINGSMB_SMBD', os.path.join(TOP, 'bin', 'smbd'))), 'smbpasswd')
+    if not os.path.exists(tool):
+        tool = os.path.join(TOP, 'bin', 'smbpasswd')
+    subprocess.run([tool, '-c', conf, '-s', '-a', BENCH_USER], input=pw,
+                   check=True, stdout=subprocess.DEVNULL)
+    sconf = samba_conf(tmp, share, 1, mode)
+    subprocess.run(['/usr/bin/smbpasswd', '-c', sconf, '-s', '-a',
+                    BENCH_USER], input=pw, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def start_ringsmb(tmp, share, port, extra, mode='guest'):
+    conf = ringsmb_conf(tmp, share, port, extra, mode)
     smbd = os.environ.get('RINGSMB_SMBD', os.path.join(TOP, 'bin', 'smbd'))
     return subprocess.Popen([smbd, '-F', '--debug-stdout', '-s', conf],
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
 
 
-def start_samba(tmp, share, port):
+def samba_conf(tmp, share, port, mode):
     d = os.path.join(tmp, 'samba')
     for sub in ('private', 'lock', 'state', 'cache', 'pid', 'ncalrpc'):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -70,9 +111,15 @@ def start_samba(tmp, share, port):
                 'private dir = {d}/private\nlock directory = {d}/lock\n'
                 'state directory = {d}/state\ncache directory = {d}/cache\n'
                 'pid directory = {d}/pid\nncalrpc dir = {d}/ncalrpc\n'
-                'log level = 0\nload printers = no\n'
+                'passdb backend = smbpasswd:{d}/private/smbpasswd\n'
+                'log level = 0\nload printers = no\n%s'
                 '[share]\npath = %s\nguest ok = yes\n'.format(d=d)
-                % (port, share))
+                % (port, MODE_GLOBAL[mode], share))
+    return conf
+
+
+def start_samba(tmp, share, port, mode='guest'):
+    conf = samba_conf(tmp, share, port, mode)
     return subprocess.Popen(['/usr/sbin/smbd', '-F', '--debug-stdout',
                              '--configfile=' + conf],
                             stdout=subprocess.DEVNULL,
@@ -97,14 +144,16 @@ def server_cpu(proc):
     return total
 
 
-def get_once(port, name, proto):
+def get_once(port, name, proto, mode='guest'):
     t0 = time.time()
-    smbclient_get(port, name, proto)
+    smbclient_get(port, name, proto, mode)
     return time.time() - t0
 
 
-def smbclient_get(port, name, proto):
-    p = subprocess.run(['smbclient', '-N', '//127.0.0.1/share', '-p', str(port),
+def smbclient_get(port, name, proto, mode='guest'):
+    creds = ['-N'] if mode == 'guest' else \
+        ['-U', '%s%%%s' % (BENCH_USER, BENCH_PASS)]
+    p = subprocess.run(['smbclient'] + creds + ['//127.0.0.1/share', '-p', str(port),
                     '-m', proto, '-c', 'get %s /dev/null' % name],
                    stdout=subprocess.PIPE,
                    stderr=subprocess.STDOUT, timeout=600)
@@ -114,11 +163,11 @@ def smbclient_get(port, name, proto):
     return p
 
 
-def measure(proc, port, name, size, runs, proto):
+def measure(proc, port, name, size, runs, proto, mode):
     best = None
     cpu0 = server_cpu(proc)
     for _ in range(runs):
-        t = get_once(port, name, proto)
+        t = get_once(port, name, proto, mode)
         best = t if best is None else min(best, t)
     cpu = server_cpu(proc) - cpu0
     gib = size / 2**30
@@ -134,6 +183,7 @@ def main():
     ap.add_argument('--proto', default='SMB3_11')
     ap.add_argument('--ringsmb-extra', default='',
                     help='extra [global] lines for ringsmb')
+    ap.add_argument('--mode', choices=sorted(MODE_GLOBAL), default='guest')
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix='ringsmb-bench-', dir=a.dir)
     share = os.path.join(tmp, 'share')
@@ -149,16 +199,19 @@ def main():
     os.chmod(os.path.join(share, name), 0o644)
     size = a.size_mib << 20
     results = {}
+    if a.mode != 'guest':
+        add_users(tmp, share, a.mode)
     try:
         for kind in ('ringsmb', 'samba'):
             port = free_port()
-            proc = (start_ringsmb(tmp, share, port, a.ringsmb_extra)
-                    if kind == 'ringsmb' else start_samba(tmp, share, port))
+            proc = (start_ringsmb(tmp, share, port, a.ringsmb_extra, a.mode)
+                    if kind == 'ringsmb' else
+                    start_samba(tmp, share, port, a.mode))
             try:
                 wait_port(port, proc)
-                get_once(port, name, a.proto)       # warm up
+                get_once(port, name, a.proto, a.mode)       # warm up
                 results[kind] = measure(proc, port, name, size, a.runs,
-                                        a.proto)
+                                        a.proto, a.mode)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -168,8 +221,8 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     r, s = results['ringsmb'], results['samba']
-    print('smbclient get %d MiB (%s, %s), best of %d:' %
-          (a.size_mib, a.proto, a.dir, a.runs))
+    print('smbclient get %d MiB (%s, %s, %s), best of %d:' %
+          (a.size_mib, a.proto, a.mode, a.dir, a.runs))
     for k in ('ringsmb', 'samba'):
         print('  %-8s %8.1f MiB/s  %6.3f server CPU s/GiB' %
               (k, results[k]['mib_s'], results[k]['cpu_per_gib']))
