@@ -16,8 +16,12 @@
  * INVALID_PARAMETER (what Samba's gensec_spnego answers); anything wrong
  * in or with the AUTHENTICATE message (bad offsets, NTLMv1, unknown user
  * without guest mapping, wrong password) gives LOGON_FAILURE, except a
- * disabled account (ACCOUNT_DISABLED).  Calls after completion or failure
- * give INVALID_PARAMETER.
+ * disabled account (ACCOUNT_DISABLED); so does a bad SPNEGO mechListMIC.
+ * Calls after completion or failure give INVALID_PARAMETER.
+ *
+ * For real users the SPNEGO mechListMICs are exchanged (RFC 4178 5): a
+ * client that picks NTLMSSP second and sends no MIC with its AUTHENTICATE
+ * gets one more MORE_PROCESSING_REQUIRED leg for it.
  */
 #ifndef RINGSMB_AUTH_H
 #define RINGSMB_AUTH_H

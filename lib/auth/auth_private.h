@@ -5,6 +5,9 @@
 #ifndef RINGSMB_AUTH_PRIVATE_H
 #define RINGSMB_AUTH_PRIVATE_H
 
+#include <gnutls/gnutls.h>
+#include <gnutls/crypto.h>
+
 #include "lib/auth/auth.h"
 
 /* A read-only view into someone else's buffer. */
@@ -45,7 +48,10 @@ struct spnego_token {
 	int neg_state;		/* resp: enum spnego_neg_state */
 	uint8_t *token;		/* mechToken / responseToken, or NULL */
 	size_t token_len;
-	bool have_mic;		/* mechListMIC present (not yet checked) */
+	uint8_t *mic;		/* mechListMIC (not checked here), or NULL */
+	size_t mic_len;
+	/* init: the DER MechTypeList (SEQUENCE OF, without its [0] tag) */
+	struct auth_slice mech_types;	/* points into the input */
 };
 
 NTSTATUS spnego_decode(TALLOC_CTX *mem_ctx, const uint8_t *in, size_t len,
@@ -56,6 +62,8 @@ struct spnego_resp {
 	bool supported_mech;	/* include supportedMech = NTLMSSP */
 	const uint8_t *token;	/* responseToken, NULL for none */
 	size_t token_len;
+	const uint8_t *mic;	/* mechListMIC, NULL for none */
+	size_t mic_len;
 };
 
 NTSTATUS spnego_encode_resp(TALLOC_CTX *mem_ctx, const struct spnego_resp *r,
@@ -164,6 +172,10 @@ bool ntlmssp_av_append(TALLOC_CTX *mem_ctx, uint8_t **buf, size_t *len,
 #define NTLMV2_RESPONSE_MIN_LEN (NTLMV2_PROOF_LEN + NTLMV2_CLIENT_HDR_LEN + 4)
 
 bool ntlmv2_response_valid(struct auth_slice nt_response);
+/* HMAC-MD5 over the concatenation of n pieces. */
+NTSTATUS ntlm_hmac_md5(const uint8_t *key, size_t key_len,
+		       const struct auth_slice *parts, size_t n,
+		       uint8_t out[16]);
 NTSTATUS ntowfv2(const uint8_t nt_hash[16], struct auth_slice user_utf16,
 		 struct auth_slice domain_utf16, uint8_t out[16]);
 /*
@@ -177,6 +189,44 @@ NTSTATUS ntlm_rc4(const uint8_t key[16], const uint8_t in[16],
 NTSTATUS ntlmssp_mic(const uint8_t key[16], struct auth_slice negotiate,
 		     struct auth_slice challenge, struct auth_slice authenticate,
 		     uint8_t mic[16]);
+
+/*
+ * ntlmssp_sign.c: GSS_GetMIC / GSS_VerifyMIC with extended session
+ * security (MS-NLMP 3.4.4.2).  A struct ntlmssp_sign holds both
+ * directions: send is what we sign, recv what we check.
+ */
+#define NTLMSSP_SIG_SIZE 16
+
+enum ntlmssp_direction {
+	NTLMSSP_CLIENT_TO_SERVER,
+	NTLMSSP_SERVER_TO_CLIENT,
+};
+
+struct ntlmssp_sign_dir {
+	uint8_t sign_key[16];
+	gnutls_cipher_hd_t seal;	/* RC4(SealKey), runs across messages */
+	uint32_t seq;
+};
+
+struct ntlmssp_sign {
+	bool key_exch;		/* checksums are RC4-encrypted */
+	struct ntlmssp_sign_dir send;
+	struct ntlmssp_sign_dir recv;
+};
+
+/* SIGNKEY and SEALKEY (3.4.5.2, 3.4.5.3), for ESS only. */
+NTSTATUS ntlmssp_sign_keys(uint32_t flags, const uint8_t exported[16],
+			   enum ntlmssp_direction dir, uint8_t sign_key[16],
+			   uint8_t seal_key[16]);
+/* server: we are the acceptor.  Keys are wiped on free; NULL on error. */
+struct ntlmssp_sign *ntlmssp_sign_new(TALLOC_CTX *mem_ctx, uint32_t flags,
+				      const uint8_t exported[16],
+				      bool server);
+NTSTATUS ntlmssp_sign_mic(struct ntlmssp_sign *s, const uint8_t *msg,
+			  size_t len, uint8_t sig[NTLMSSP_SIG_SIZE]);
+/* ACCESS_DENIED if sig is not the next valid signature of msg. */
+NTSTATUS ntlmssp_sign_check(struct ntlmssp_sign *s, const uint8_t *msg,
+			    size_t len, const uint8_t *sig, size_t sig_len);
 
 /* ntlmssp_server.c */
 struct ntlmssp_server;
@@ -193,6 +243,11 @@ NTSTATUS ntlmssp_server_update(struct ntlmssp_server *srv,
 			       uint8_t **out, size_t *out_len);
 const struct auth_session_info *ntlmssp_server_info(
 	const struct ntlmssp_server *srv);
+/*
+ * After OK: the signing state for a real user when extended session
+ * security was negotiated; NULL for anonymous, guest or no ESS.
+ */
+struct ntlmssp_sign *ntlmssp_server_sign(struct ntlmssp_server *srv);
 
 /*
  * Tests only: after the NEGOTIATE leg, pretend we had sent challenge_msg

@@ -42,6 +42,7 @@ struct ntlmssp_server {
 	uint8_t *challenge_msg;
 	size_t challenge_len;
 	struct auth_session_info *info;	/* set once authenticated */
+	struct ntlmssp_sign *sign;	/* real users with ESS only */
 };
 
 /* What the client's NtChallengeResponse/LmChallengeResponse amount to. */
@@ -89,6 +90,11 @@ const struct auth_session_info *ntlmssp_server_info(
 	const struct ntlmssp_server *srv)
 {
 	return srv->info;
+}
+
+struct ntlmssp_sign *ntlmssp_server_sign(struct ntlmssp_server *srv)
+{
+	return srv->sign;
 }
 
 /* MS-NLMP 3.2.5.1.1: what we grant out of what the client offers. */
@@ -463,6 +469,23 @@ static NTSTATUS check_attempt(const struct ntlmssp_server *srv,
 	return NT_STATUS_OK;
 }
 
+/*
+ * MS-NLMP 3.2.5.1.2: session security exists only with a key; we sign
+ * only with extended session security (3.4.4.2), which every client we
+ * serve negotiates.  Without it SPNEGO goes without a mechListMIC.
+ */
+static NTSTATUS start_signing(struct ntlmssp_server *srv,
+			      const struct auth_session_info *info)
+{
+	if (!info->have_session_key ||
+	    !(srv->flags & NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY)) {
+		return NT_STATUS_OK;
+	}
+	srv->sign = ntlmssp_sign_new(srv, srv->flags, info->session_key,
+				     true);
+	return srv->sign != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
 static NTSTATUS server_authenticate(struct ntlmssp_server *srv,
 				    struct auth_slice in)
 {
@@ -482,6 +505,9 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *srv,
 	status = session_names(&at);
 	if (NT_STATUS_IS_OK(status)) {
 		status = check_attempt(srv, &at);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = start_signing(srv, at.info);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(at.info);

@@ -39,10 +39,9 @@ bool ntlmv2_response_valid(struct auth_slice nt)
 	return ntlmssp_av_list_valid(av);
 }
 
-/* HMAC-MD5 over the concatenation of n pieces. */
-static NTSTATUS hmac_md5(const uint8_t *key, size_t key_len,
-			 const struct auth_slice *parts, size_t n,
-			 uint8_t out[16])
+NTSTATUS ntlm_hmac_md5(const uint8_t *key, size_t key_len,
+		       const struct auth_slice *parts, size_t n,
+		       uint8_t out[16])
 {
 	gnutls_hmac_hd_t h = NULL;
 	size_t i;
@@ -74,7 +73,7 @@ NTSTATUS ntowfv2(const uint8_t nt_hash[16], struct auth_slice user,
 	utf16_upper(upper, user.len);
 	parts[0] = (struct auth_slice){ upper, user.len };
 	parts[1] = domain;
-	status = hmac_md5(nt_hash, 16, parts, 2, out);
+	status = ntlm_hmac_md5(nt_hash, 16, parts, 2, out);
 	talloc_free(upper);
 	return status;
 }
@@ -93,7 +92,7 @@ NTSTATUS ntlmv2_verify(const uint8_t owf[16], const uint8_t challenge[8],
 	if (nt.len < NTLMV2_RESPONSE_MIN_LEN) {
 		return NT_STATUS_LOGON_FAILURE;
 	}
-	status = hmac_md5(owf, 16, parts, 2, expect);
+	status = ntlm_hmac_md5(owf, 16, parts, 2, expect);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -102,7 +101,7 @@ NTSTATUS ntlmv2_verify(const uint8_t owf[16], const uint8_t challenge[8],
 		return NT_STATUS_LOGON_FAILURE;
 	}
 	auth_wipe(expect, sizeof(expect));
-	return hmac_md5(owf, 16, &proof, 1, base_key);
+	return ntlm_hmac_md5(owf, 16, &proof, 1, base_key);
 }
 
 NTSTATUS ntlm_rc4(const uint8_t key[16], const uint8_t in[16],
@@ -137,7 +136,7 @@ NTSTATUS ntlmssp_mic(const uint8_t key[16], struct auth_slice negotiate,
 	parts[2] = (struct auth_slice){ auth.data, NTLMSSP_MIC_OFS };
 	parts[3] = (struct auth_slice){ zero, NTLMSSP_MIC_LEN };
 	parts[4] = (struct auth_slice){ auth.data + after, auth.len - after };
-	return hmac_md5(key, 16, parts, 5, mic);
+	return ntlm_hmac_md5(key, 16, parts, 5, mic);
 }
 
 NTSTATUS auth_nt_hash(const char *password, uint8_t hash[AUTH_NT_HASH_SIZE])

@@ -22,6 +22,8 @@ extern const asn1_static_node spnego_asn1_tab[];
 #define SPNEGO_MAX_MECHS 32
 #define SPNEGO_OID_MAX 128
 #define GSS_APPLICATION_0 0x60
+#define SPNEGO_MECH_TYPES_TAG 0xa0	/* NegTokenInit mechTypes [0] */
+#define DER_SEQUENCE_TAG 0x30
 
 static const char neg_hint[] = "not_defined_in_RFC4178@please_ignore";
 
@@ -91,14 +93,6 @@ static NTSTATUS read_octets(TALLOC_CTX *mem_ctx, asn1_node node,
 	return NT_STATUS_OK;
 }
 
-static bool has_value(asn1_node node, const char *name)
-{
-	int len = 0;
-	int rc = asn1_read_value(node, name, NULL, &len);
-
-	return rc == ASN1_SUCCESS || rc == ASN1_MEM_ERROR;
-}
-
 static bool oid_equal(asn1_node node, const char *name, const char *oid)
 {
 	char buf[SPNEGO_OID_MAX];
@@ -132,19 +126,58 @@ static NTSTATUS decode_mech_types(asn1_node node, const char *prefix,
 	return NT_STATUS_OK;
 }
 
+/*
+ * The MechTypeList bytes as the client sent them: the mechListMIC covers
+ * its DER encoding (RFC 4178 5), and strict DER decoding means these are
+ * that encoding.  libtasn1 reports the element with its [0] tag.
+ */
+static NTSTATUS mech_types_der(asn1_node node, const char *name,
+			       struct auth_slice der, struct auth_slice *out)
+{
+	int start = 0, end = 0;
+	size_t hdr;
+
+	if (asn1_der_decoding_startEnd(node, der.data, (int)der.len, name,
+				       &start, &end) != ASN1_SUCCESS ||
+	    start < 0 || end < start || (size_t)end >= der.len) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->data = der.data + start;
+	out->len = (size_t)(end - start) + 1;
+	/* skip the [0] tag and its length (DER: short or 0x8n long form) */
+	if (out->len < 2 || out->data[0] != SPNEGO_MECH_TYPES_TAG) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	hdr = 2 + (out->data[1] & 0x80 ? (out->data[1] & 0x7f) : 0);
+	if (hdr >= out->len || out->data[hdr] != DER_SEQUENCE_TAG) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->data += hdr;
+	out->len -= hdr;
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS decode_init(TALLOC_CTX *mem_ctx, asn1_node node,
-			    const char *prefix, struct spnego_token *out)
+			    const char *prefix, struct auth_slice der,
+			    struct spnego_token *out)
 {
 	char name[96];
 	NTSTATUS status;
 
 	out->is_init = true;
 	status = decode_mech_types(node, prefix, out);
+	if (NT_STATUS_IS_OK(status)) {
+		snprintf(name, sizeof(name), "%smechTypes", prefix);
+		status = mech_types_der(node, name, der, &out->mech_types);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		snprintf(name, sizeof(name), "%smechListMIC", prefix);
+		status = read_octets(mem_ctx, node, name, &out->mic,
+				     &out->mic_len);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	snprintf(name, sizeof(name), "%smechListMIC", prefix);
-	out->have_mic = has_value(node, name);
 	snprintf(name, sizeof(name), "%smechToken", prefix);
 	return read_octets(mem_ctx, node, name, &out->token, &out->token_len);
 }
@@ -155,6 +188,7 @@ static NTSTATUS decode_resp(TALLOC_CTX *mem_ctx, asn1_node node,
 	char name[96];
 	uint8_t state[4];
 	int len = sizeof(state);
+	NTSTATUS status;
 
 	out->is_init = false;
 	out->neg_state = SPNEGO_NO_STATE;
@@ -166,14 +200,18 @@ static NTSTATUS decode_resp(TALLOC_CTX *mem_ctx, asn1_node node,
 		out->neg_state = state[0];
 	}
 	snprintf(name, sizeof(name), "%smechListMIC", prefix);
-	out->have_mic = has_value(node, name);
+	status = read_octets(mem_ctx, node, name, &out->mic, &out->mic_len);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
 	snprintf(name, sizeof(name), "%sresponseToken", prefix);
 	return read_octets(mem_ctx, node, name, &out->token, &out->token_len);
 }
 
 /* Which NegotiationToken alternative was chosen at name ("" = root). */
 static NTSTATUS decode_choice(TALLOC_CTX *mem_ctx, asn1_node node,
-			      const char *name, struct spnego_token *out)
+			      const char *name, struct auth_slice der,
+			      struct spnego_token *out)
 {
 	char choice[32], prefix[64];
 	int len = sizeof(choice);
@@ -184,7 +222,7 @@ static NTSTATUS decode_choice(TALLOC_CTX *mem_ctx, asn1_node node,
 	snprintf(prefix, sizeof(prefix), "%s%s%s.", name,
 		 name[0] != '\0' ? "." : "", choice);
 	if (strcmp(choice, "negTokenInit") == 0) {
-		return decode_init(mem_ctx, node, prefix, out);
+		return decode_init(mem_ctx, node, prefix, der, out);
 	}
 	if (strcmp(choice, "negTokenResp") == 0) {
 		return decode_resp(mem_ctx, node, prefix, out);
@@ -217,12 +255,17 @@ NTSTATUS spnego_decode(TALLOC_CTX *mem_ctx, const uint8_t *in, size_t len,
 	} else if (framed && !oid_equal(a->node, "thisMech", SPNEGO_OID)) {
 		DBG_INFO("client sent a GSS-API token for another mech\n");
 	} else {
+		struct auth_slice der = { in, len };
+
 		status = decode_choice(mem_ctx, a->node,
-				       framed ? "innerContextToken" : "", out);
+				       framed ? "innerContextToken" : "", der,
+				       out);
 	}
 	talloc_free(a);
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(out->token);
+		TALLOC_FREE(out->mic);
+		out->mech_types = (struct auth_slice){ NULL, 0 };
 	}
 	return status;
 }
@@ -302,7 +345,8 @@ NTSTATUS spnego_encode_resp(TALLOC_CTX *mem_ctx, const struct spnego_resp *r,
 		       r->supported_mech ? NTLMSSP_OID : NULL, 1) &&
 	     write_opt(a->node, "negTokenResp.responseToken", r->token,
 		       r->token != NULL ? r->token_len : 0) &&
-	     write_opt(a->node, "negTokenResp.mechListMIC", NULL, 0);
+	     write_opt(a->node, "negTokenResp.mechListMIC", r->mic,
+		       r->mic != NULL ? r->mic_len : 0);
 	if (ok) {
 		status = der_encode(mem_ctx, a->node, out, out_len);
 	}
