@@ -16,6 +16,8 @@
 
 /* Access bits that need the file's data, as opposed to its metadata */
 #define CREATE_DATA_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)
+/* Access bits that need a writable fd */
+#define CREATE_WRITE_ACCESS (SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA)
 
 struct create_args {
 	struct smb2_create_req r;
@@ -177,9 +179,16 @@ static NTSTATUS create_vfs_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 				struct create_args *a, struct vfs_fh **fh,
 				struct statx *st)
 {
-	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, a->path, O_RDONLY,
-				     fh, st);
+	int flags = (a->access & CREATE_WRITE_ACCESS) ? O_RDWR : O_RDONLY;
+	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, a->path, flags, fh,
+				     st);
 
+	if (flags == O_RDWR &&
+	    NT_STATUS_EQUAL(status, NT_STATUS_FILE_IS_A_DIRECTORY)) {
+		/* directories are never opened for writing */
+		status = vfs_openat(mem_ctx, tcon->vfs, a->path, O_RDONLY, fh,
+				    st);
+	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
 	    (a->access & CREATE_DATA_ACCESS) == 0) {
 		status = vfs_openat(mem_ctx, tcon->vfs, a->path, O_PATH, fh,
