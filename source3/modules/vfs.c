@@ -237,6 +237,76 @@ struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
 	return m->ops->fsync_send(m, mem_ctx, ev, fh);
 }
 
+int vfs_next_mkdirat(struct vfs_module *m, const char *path, mode_t mode)
+{
+	m = m->next;
+	VFS_FIND(m, mkdirat);
+	return m->ops->mkdirat(m, path, mode);
+}
+
+int vfs_next_unlinkat(struct vfs_module *m, const char *path, int flags)
+{
+	m = m->next;
+	VFS_FIND(m, unlinkat);
+	return m->ops->unlinkat(m, path, flags);
+}
+
+int vfs_next_renameat(struct vfs_module *m, const char *src,
+		      const char *dst, unsigned int flags)
+{
+	m = m->next;
+	VFS_FIND(m, renameat);
+	return m->ops->renameat(m, src, dst, flags);
+}
+
+int vfs_next_linkat(struct vfs_module *m, const char *src, const char *dst)
+{
+	m = m->next;
+	VFS_FIND(m, linkat);
+	return m->ops->linkat(m, src, dst);
+}
+
+int vfs_next_ftruncate(struct vfs_module *m, struct vfs_fh *fh,
+		       uint64_t len)
+{
+	m = m->next;
+	VFS_FIND(m, ftruncate);
+	return m->ops->ftruncate(m, fh, len);
+}
+
+int vfs_next_fallocate(struct vfs_module *m, struct vfs_fh *fh, int mode,
+		       uint64_t off, uint64_t len)
+{
+	m = m->next;
+	VFS_FIND(m, fallocate);
+	return m->ops->fallocate(m, fh, mode, off, len);
+}
+
+int vfs_next_fntimes(struct vfs_module *m, struct vfs_fh *fh,
+		     const struct timespec ts[2])
+{
+	m = m->next;
+	VFS_FIND(m, fntimes);
+	return m->ops->fntimes(m, fh, ts);
+}
+
+int vfs_next_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
+		       const char *name, void *buf, size_t len)
+{
+	m = m->next;
+	VFS_FIND(m, fgetxattr);
+	return m->ops->fgetxattr(m, fh, name, buf, len);
+}
+
+int vfs_next_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
+		       const char *name, const void *buf, size_t len,
+		       int flags)
+{
+	m = m->next;
+	VFS_FIND(m, fsetxattr);
+	return m->ops->fsetxattr(m, fh, name, buf, len, flags);
+}
+
 /* ---- the public calls: dispatch from the top, errno -> NTSTATUS ---- */
 
 static NTSTATUS vfs_status(int ret)
@@ -304,6 +374,97 @@ NTSTATUS vfs_statvfs(struct vfs_handle *vfs, struct statvfs *st)
 
 	VFS_FIND(m, statvfs);
 	return vfs_status(m->ops->statvfs(m, st));
+}
+
+/* ---- the namespace and metadata ---- */
+
+NTSTATUS vfs_mkdirat(struct vfs_handle *vfs, const char *path, mode_t mode)
+{
+	struct vfs_module *m = vfs->top;
+
+	VFS_FIND(m, mkdirat);
+	return vfs_status(m->ops->mkdirat(m, path, mode));
+}
+
+NTSTATUS vfs_unlinkat(struct vfs_handle *vfs, const char *path, int flags)
+{
+	struct vfs_module *m = vfs->top;
+
+	VFS_FIND(m, unlinkat);
+	return vfs_status(m->ops->unlinkat(m, path, flags));
+}
+
+NTSTATUS vfs_renameat(struct vfs_handle *vfs, const char *src,
+		      const char *dst, unsigned int flags)
+{
+	struct vfs_module *m = vfs->top;
+
+	VFS_FIND(m, renameat);
+	return vfs_status(m->ops->renameat(m, src, dst, flags));
+}
+
+NTSTATUS vfs_linkat(struct vfs_handle *vfs, const char *src,
+		    const char *dst)
+{
+	struct vfs_module *m = vfs->top;
+
+	VFS_FIND(m, linkat);
+	return vfs_status(m->ops->linkat(m, src, dst));
+}
+
+NTSTATUS vfs_ftruncate(struct vfs_fh *fh, uint64_t len)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	if (len > INT64_MAX) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	VFS_FIND(m, ftruncate);
+	return vfs_status(m->ops->ftruncate(m, fh, len));
+}
+
+NTSTATUS vfs_fallocate(struct vfs_fh *fh, int mode, uint64_t off,
+		       uint64_t len)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	if (off > INT64_MAX || len > INT64_MAX - off) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	VFS_FIND(m, fallocate);
+	return vfs_status(m->ops->fallocate(m, fh, mode, off, len));
+}
+
+NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2])
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, fntimes);
+	return vfs_status(m->ops->fntimes(m, fh, ts));
+}
+
+NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
+		       size_t len, size_t *got)
+{
+	struct vfs_module *m = fh->vfs->top;
+	int ret;
+
+	VFS_FIND(m, fgetxattr);
+	ret = m->ops->fgetxattr(m, fh, name, buf, len);
+	if (ret < 0) {
+		return ntstatus_from_errno(-ret);
+	}
+	*got = (size_t)ret;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
+		       const void *buf, size_t len, int flags)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, fsetxattr);
+	return vfs_status(m->ops->fsetxattr(m, fh, name, buf, len, flags));
 }
 
 /* ---- async I/O ---- */

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <time.h>
 #include <talloc.h>
 #include <tevent.h>
 #include "lib/util/ntstatus.h"
@@ -127,6 +128,38 @@ struct vfs_ops {
 					 struct tevent_context *ev,
 					 struct vfs_fh *fh);
 
+	/*
+	 * The namespace, synchronous.  Paths are share-relative; the parent
+	 * directory is resolved beneath the share root and the last
+	 * component is acted on itself (a symlink is renamed or removed,
+	 * never followed).  flags: unlinkat AT_REMOVEDIR; renameat
+	 * RENAME_NOREPLACE.
+	 */
+	int (*mkdirat)(struct vfs_module *m, const char *path, mode_t mode);
+	int (*unlinkat)(struct vfs_module *m, const char *path, int flags);
+	int (*renameat)(struct vfs_module *m, const char *src,
+			const char *dst, unsigned int flags);
+	int (*linkat)(struct vfs_module *m, const char *src,
+		      const char *dst);
+
+	/*
+	 * Metadata of an open file.  ftruncate and fallocate need a
+	 * writable fd; fntimes and the xattr ops also work on O_PATH fds.
+	 * ts as utimensat(2): [0] access, [1] modification, UTIME_OMIT to
+	 * leave one alone.  fgetxattr returns the value's length.
+	 */
+	int (*ftruncate)(struct vfs_module *m, struct vfs_fh *fh,
+			 uint64_t len);
+	int (*fallocate)(struct vfs_module *m, struct vfs_fh *fh, int mode,
+			 uint64_t off, uint64_t len);
+	int (*fntimes)(struct vfs_module *m, struct vfs_fh *fh,
+		       const struct timespec ts[2]);
+	int (*fgetxattr)(struct vfs_module *m, struct vfs_fh *fh,
+			 const char *name, void *buf, size_t len);
+	int (*fsetxattr)(struct vfs_module *m, struct vfs_fh *fh,
+			 const char *name, const void *buf, size_t len,
+			 int flags);
+
 	/* Enumeration of an open directory (not O_PATH). */
 	int (*opendir)(struct vfs_module *m, TALLOC_CTX *mem_ctx,
 		       struct vfs_fh *fh, struct vfs_dir **dir);
@@ -179,6 +212,26 @@ struct tevent_req *vfs_fsync_send(TALLOC_CTX *mem_ctx,
 				  struct vfs_fh *fh);
 NTSTATUS vfs_fsync_recv(struct tevent_req *req);
 
+/*
+ * The namespace (see the ops).  vfs_openat with O_CREAT creates files
+ * with mode 0644, vfs_mkdirat directories with 0755 unless told.
+ */
+NTSTATUS vfs_mkdirat(struct vfs_handle *vfs, const char *path, mode_t mode);
+NTSTATUS vfs_unlinkat(struct vfs_handle *vfs, const char *path, int flags);
+NTSTATUS vfs_renameat(struct vfs_handle *vfs, const char *src,
+		      const char *dst, unsigned int flags);
+NTSTATUS vfs_linkat(struct vfs_handle *vfs, const char *src,
+		    const char *dst);
+NTSTATUS vfs_ftruncate(struct vfs_fh *fh, uint64_t len);
+NTSTATUS vfs_fallocate(struct vfs_fh *fh, int mode, uint64_t off,
+		       uint64_t len);
+NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2]);
+/* *got: the value's length; NOT_FOUND-style status when there is none */
+NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
+		       size_t len, size_t *got);
+NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
+		       const void *buf, size_t len, int flags);
+
 NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 		     struct vfs_dir **out);
 /* OK with *ent filled; NO_MORE_FILES at the end */
@@ -195,6 +248,22 @@ int vfs_next_fstat(struct vfs_module *m, struct vfs_fh *fh,
 int vfs_next_statat(struct vfs_module *m, struct vfs_fh *dirfh,
 		    const char *dir_path, const char *name, struct statx *st);
 int vfs_next_statvfs(struct vfs_module *m, struct statvfs *st);
+int vfs_next_mkdirat(struct vfs_module *m, const char *path, mode_t mode);
+int vfs_next_unlinkat(struct vfs_module *m, const char *path, int flags);
+int vfs_next_renameat(struct vfs_module *m, const char *src,
+		      const char *dst, unsigned int flags);
+int vfs_next_linkat(struct vfs_module *m, const char *src, const char *dst);
+int vfs_next_ftruncate(struct vfs_module *m, struct vfs_fh *fh,
+		       uint64_t len);
+int vfs_next_fallocate(struct vfs_module *m, struct vfs_fh *fh, int mode,
+		       uint64_t off, uint64_t len);
+int vfs_next_fntimes(struct vfs_module *m, struct vfs_fh *fh,
+		     const struct timespec ts[2]);
+int vfs_next_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
+		       const char *name, void *buf, size_t len);
+int vfs_next_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
+		       const char *name, const void *buf, size_t len,
+		       int flags);
 struct tevent_req *vfs_next_pread_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,

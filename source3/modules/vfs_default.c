@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "source3/modules/vfs.h"
 
@@ -26,6 +28,9 @@
 /* openat2 may fail with EAGAIN while racing a rename: retry a few times */
 #define VFS_OPENAT2_TRIES 8
 
+/* Modes of what clients create (no 'create mask' parameter yet) */
+#define VFS_FILE_MODE 0644
+
 /* getdents64 buffer per enumeration */
 #define VFS_DIRBUF_SIZE (32 * 1024)
 
@@ -40,6 +45,10 @@ static int default_openat2(int dirfd, const char *path, int flags)
 
 	if (path[0] == '\0') {
 		path = ".";
+	}
+	/* openat2 is strict: a mode only with O_CREAT, else EINVAL */
+	if (flags & O_CREAT) {
+		how.mode = VFS_FILE_MODE;
 	}
 	/* openat2 is strict: O_PATH takes no O_NOCTTY (EINVAL) */
 	if ((flags & O_PATH) == 0) {
@@ -167,6 +176,181 @@ static int default_statvfs(struct vfs_module *m, struct statvfs *st)
 		return -errno;
 	}
 	return 0;
+}
+
+/* ---- the namespace ---- */
+
+/*
+ * The directory holding path's last component, opened beneath the root
+ * (the root's own fd when path has no '/'); *base points into path.
+ * Returns the fd, which the caller closes unless it is the root's.
+ */
+static int default_parent(struct vfs_module *m, const char *path,
+			  const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = NULL;
+	int fd;
+
+	*base = slash ? slash + 1 : path;
+	if (**base == '\0' || strcmp(*base, ".") == 0 ||
+	    strcmp(*base, "..") == 0) {
+		return -EINVAL;
+	}
+	if (slash == NULL) {
+		return m->vfs->root_fd;
+	}
+	dir = talloc_strndup(m, path, (size_t)(slash - path));
+	if (dir == NULL) {
+		return -ENOMEM;
+	}
+	fd = default_openat2(m->vfs->root_fd, dir, O_PATH | O_DIRECTORY);
+	talloc_free(dir);
+	return fd;
+}
+
+static void default_parent_close(struct vfs_module *m, int fd)
+{
+	if (fd >= 0 && fd != m->vfs->root_fd) {
+		close(fd);
+	}
+}
+
+static int default_mkdirat(struct vfs_module *m, const char *path,
+			   mode_t mode)
+{
+	const char *base = NULL;
+	int dfd = default_parent(m, path, &base);
+	int ret = 0;
+
+	if (dfd < 0) {
+		return dfd;
+	}
+	if (mkdirat(dfd, base, mode) != 0) {
+		ret = -errno;
+	}
+	default_parent_close(m, dfd);
+	return ret;
+}
+
+static int default_unlinkat(struct vfs_module *m, const char *path,
+			    int flags)
+{
+	const char *base = NULL;
+	int dfd = default_parent(m, path, &base);
+	int ret = 0;
+
+	if (dfd < 0) {
+		return dfd;
+	}
+	if (unlinkat(dfd, base, flags) != 0) {
+		ret = -errno;
+	}
+	default_parent_close(m, dfd);
+	return ret;
+}
+
+static int default_renameat(struct vfs_module *m, const char *src,
+			    const char *dst, unsigned int flags)
+{
+	const char *sbase = NULL, *dbase = NULL;
+	int sfd = default_parent(m, src, &sbase);
+	int dfd = sfd < 0 ? sfd : default_parent(m, dst, &dbase);
+	int ret = 0;
+
+	if (sfd < 0 || dfd < 0) {
+		default_parent_close(m, sfd);
+		return sfd < 0 ? sfd : dfd;
+	}
+	if (renameat2(sfd, sbase, dfd, dbase, flags) != 0) {
+		ret = -errno;
+	}
+	default_parent_close(m, sfd);
+	default_parent_close(m, dfd);
+	return ret;
+}
+
+static int default_linkat(struct vfs_module *m, const char *src,
+			  const char *dst)
+{
+	const char *sbase = NULL, *dbase = NULL;
+	int sfd = default_parent(m, src, &sbase);
+	int dfd = sfd < 0 ? sfd : default_parent(m, dst, &dbase);
+	int ret = 0;
+
+	if (sfd < 0 || dfd < 0) {
+		default_parent_close(m, sfd);
+		return sfd < 0 ? sfd : dfd;
+	}
+	if (linkat(sfd, sbase, dfd, dbase, 0) != 0) {
+		ret = -errno;
+	}
+	default_parent_close(m, sfd);
+	default_parent_close(m, dfd);
+	return ret;
+}
+
+/* ---- metadata of an open file ---- */
+
+static int default_ftruncate(struct vfs_module *m, struct vfs_fh *fh,
+			     uint64_t len)
+{
+	return ftruncate(fh->fd, (off_t)len) != 0 ? -errno : 0;
+}
+
+static int default_fallocate(struct vfs_module *m, struct vfs_fh *fh,
+			     int mode, uint64_t off, uint64_t len)
+{
+	return fallocate(fh->fd, mode, (off_t)off, (off_t)len) != 0 ?
+		-errno : 0;
+}
+
+static int default_fntimes(struct vfs_module *m, struct vfs_fh *fh,
+			   const struct timespec ts[2])
+{
+	/* AT_EMPTY_PATH works on O_PATH fds too, futimens does not */
+	return utimensat(fh->fd, "", ts, AT_EMPTY_PATH) != 0 ? -errno : 0;
+}
+
+/*
+ * f*xattr refuse O_PATH fds (EBADF); the fd's /proc link names the same
+ * inode without another lookup in the share.
+ */
+static void default_fd_path(const struct vfs_fh *fh, char *buf,
+			    size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fh->fd);
+}
+
+static int default_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
+			     const char *name, void *buf, size_t len)
+{
+	char p[32];
+	ssize_t n;
+
+	if (fh->is_path_only) {
+		default_fd_path(fh, p, sizeof(p));
+		n = getxattr(p, name, buf, len);
+	} else {
+		n = fgetxattr(fh->fd, name, buf, len);
+	}
+	return n < 0 ? -errno : (int)n;
+}
+
+static int default_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
+			     const char *name, const void *buf, size_t len,
+			     int flags)
+{
+	char p[32];
+	int ret;
+
+	if (fh->is_path_only) {
+		default_fd_path(fh, p, sizeof(p));
+		ret = setxattr(p, name, buf, len, flags);
+	} else {
+		ret = fsetxattr(fh->fd, name, buf, len, flags);
+	}
+	return ret != 0 ? -errno : 0;
 }
 
 /* ---- async I/O done synchronously ---- */
@@ -394,6 +578,15 @@ const struct vfs_ops vfs_default_ops = {
 	.fstat = default_fstat,
 	.statat = default_statat,
 	.statvfs = default_statvfs,
+	.mkdirat = default_mkdirat,
+	.unlinkat = default_unlinkat,
+	.renameat = default_renameat,
+	.linkat = default_linkat,
+	.ftruncate = default_ftruncate,
+	.fallocate = default_fallocate,
+	.fntimes = default_fntimes,
+	.fgetxattr = default_fgetxattr,
+	.fsetxattr = default_fsetxattr,
 	.pread_send = default_pread_send,
 	.pwrite_send = default_pwrite_send,
 	.fsync_send = default_fsync_send,
