@@ -8,12 +8,14 @@
 #include "lib/util/dlist.h"
 #include "lib/util/nttime.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
 static int smbd_open_destructor(struct smbd_open *open)
 {
 	struct smbd_tcon *tcon = open->tcon;
 
+	smbd_file_detach(open);
 	DLIST_REMOVE_SIMPLE(tcon->opens, open);
 	tcon->num_opens--;
 	tcon->session->conn->num_handles--;

@@ -47,6 +47,7 @@ struct smbd_server {
 	uint64_t next_session_id;
 	uint64_t session_id_salt;       /* random, set at start */
 	uint64_t next_file_id;
+	struct smbd_file **files;       /* share_mode.c hash table */
 	struct tevent_timer *deadtime_timer;
 	struct passdb *passdb;          /* smbpasswd accounts */
 	struct smbd_throttle *throttle; /* failed-logon back-off */
@@ -154,6 +155,10 @@ struct smbd_open {
 	uint32_t share_access;
 	uint32_t create_options;
 	void *dir_state;                /* QUERY_DIRECTORY enumeration */
+	/* share_mode.c: the file this is an open of, and its other opens */
+	struct smbd_file *file;
+	struct smbd_open *file_prev, *file_next;
+	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 };
 
 /*

@@ -1,0 +1,59 @@
+/*
+ * The server-wide table of open files (MS-FSA 2.1.1.5 "Stream" state that
+ * SMB2 depends on): every open of the same inode shares one smbd_file,
+ * which carries the share modes and the delete-pending flag.  Keyed by
+ * (dev, ino), so two names of one file (hard links, two shares) meet.
+ */
+#ifndef RINGSMB_SMBD_SHARE_MODE_H
+#define RINGSMB_SMBD_SHARE_MODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include "source3/smbd/smbd.h"
+
+/* Access bits that take part in share-mode checks (MS-FSA 2.1.5.1.2) */
+#define SMBD_SHARE_MODE_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_WRITE_DATA | \
+				SMB2_FILE_APPEND_DATA | SMB2_FILE_EXECUTE | \
+				SMB2_DELETE)
+
+struct smbd_file {
+	struct smbd_file *prev, *next;  /* in its hash bucket */
+	struct smbd_server *server;
+	uint64_t dev, ino;
+	struct smbd_open *opens;        /* linked through file_prev/next */
+	size_t num_opens;
+	bool delete_pending;
+};
+
+/*
+ * Can this open join the file's other opens?  DELETE_PENDING when the file
+ * is being deleted, SHARING_VIOLATION when its access and share access
+ * clash with another open's.  Checked before anything is changed.
+ */
+NTSTATUS smbd_file_check(struct smbd_server *server, const struct statx *st,
+			 uint32_t access, uint32_t share_access);
+
+/* Link a new open to its file (after smbd_file_check said OK). */
+NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st);
+
+/*
+ * The open goes away (CLOSE, or its tcon, session or connection does).
+ * A DELETE_ON_CLOSE open marks the file delete-pending; the last open of
+ * a delete-pending file removes its name.
+ */
+void smbd_file_detach(struct smbd_open *open);
+
+/*
+ * FileDispositionInformation: set or clear delete-pending.  The open
+ * needs DELETE access; a non-empty directory cannot be deleted.
+ */
+NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on);
+
+/* After a rename: every open of the file now has this name. */
+NTSTATUS smbd_file_renamed(struct smbd_open *open, const char *new_name);
+
+/* Is anything below directory path (share-relative) open on this share? */
+bool smbd_file_open_below(struct smbd_tcon *tcon, const char *dir);
+
+#endif
