@@ -1,9 +1,9 @@
 /*
- * CREATE (MS-SMB2 3.3.5.9).  This slice opens existing files and
- * directories; dispositions that would create or truncate answer
- * NOT_SUPPORTED on a writable share (docs/vfs.md) and ACCESS_DENIED on a
- * read-only one, as Samba does.  Opening is synchronous (vfs_default);
- * the result is posted, never returned inside _send.
+ * CREATE (MS-SMB2 3.3.5.9): the request's checks, its create contexts and
+ * the response.  Opening or creating the file is the file layer's
+ * (create_open.c); the new open joins the server-wide file table
+ * (share_mode.c).  Synchronous; the result is posted, never returned
+ * inside _send.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +12,9 @@
 #include "lib/util/byteorder.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
-/* Access bits that need the file's data, as opposed to its metadata */
-#define CREATE_DATA_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)
-/* Access bits that need a writable fd */
-#define CREATE_WRITE_ACCESS (SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA)
 
 struct create_args {
 	struct smb2_create_req r;
@@ -118,139 +115,39 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	return status;
 }
 
-/* ---- opening ---- */
-
-static bool create_would_write(uint32_t disposition)
-{
-	return disposition != SMB2_FILE_OPEN &&
-	       disposition != SMB2_FILE_OPEN_IF;
-}
+/* ---- create contexts (MS-SMB2 3.3.5.9.x) ---- */
 
 /*
- * A missing file: NAME_NOT_FOUND, or PATH_NOT_FOUND when a directory on
- * the way is missing.  A disposition that would create it is refused.
+ * Contexts that change what is opened are decided before opening:
+ * extended attributes are not supported, there are no snapshots to open
+ * (TWrp) and no durable handles to reconnect (DHnC/DH2C).  Asking for a
+ * durable handle or a lease is not an error: neither is granted (no
+ * response context, oplock level NONE).  A security descriptor (SecD) is
+ * not applied: ringsmb has no NT ACLs (docs/protocol.md).
  */
-static NTSTATUS create_missing(struct smbd_tcon *tcon, struct create_args *a,
-			       NTSTATUS status)
+static NTSTATUS create_check_contexts(const struct smb2_create_ctx_list *l)
 {
-	uint32_t disp = a->r.create_disposition;
+	size_t n = 0;
 
-	if (disp == SMB2_FILE_OPEN || disp == SMB2_FILE_OVERWRITE) {
-		return status;
+	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_EXTA, &n) != NULL) {
+		return NT_STATUS_EAS_NOT_SUPPORTED;
 	}
-	return tcon->read_only ? NT_STATUS_ACCESS_DENIED :
-		NT_STATUS_NOT_SUPPORTED;
-}
-
-static NTSTATUS create_refine_not_found(TALLOC_CTX *mem_ctx,
-					struct smbd_tcon *tcon,
-					const char *path, NTSTATUS status)
-{
-	const char *slash = strrchr(path, '/');
-	struct vfs_fh *parent = NULL;
-	char *dir = NULL;
-
-	if (NT_STATUS_EQUAL(status, NT_STATUS_NOT_A_DIRECTORY)) {
-		return NT_STATUS_OBJECT_PATH_NOT_FOUND;
+	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_TWRP, &n) != NULL) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
-	if (!NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
-	    slash == NULL) {
-		return status;
-	}
-	dir = talloc_strndup(mem_ctx, path, (size_t)(slash - path));
-	if (dir == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	if (!NT_STATUS_IS_OK(vfs_openat(mem_ctx, tcon->vfs, dir,
-					O_PATH | O_DIRECTORY, &parent,
-					NULL))) {
-		status = NT_STATUS_OBJECT_PATH_NOT_FOUND;
-	}
-	talloc_free(parent);
-	talloc_free(dir);
-	return status;
-}
-
-/*
- * Data access needs a readable fd; an open for attributes only falls
- * back to O_PATH when the file is not readable (e.g. mode 0).
- */
-static NTSTATUS create_vfs_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
-				struct create_args *a, struct vfs_fh **fh,
-				struct statx *st)
-{
-	int flags = (a->access & CREATE_WRITE_ACCESS) ? O_RDWR : O_RDONLY;
-	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, a->path, flags, fh,
-				     st);
-
-	if (flags == O_RDWR &&
-	    NT_STATUS_EQUAL(status, NT_STATUS_FILE_IS_A_DIRECTORY)) {
-		/* directories are never opened for writing */
-		status = vfs_openat(mem_ctx, tcon->vfs, a->path, O_RDONLY, fh,
-				    st);
-	}
-	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
-	    (a->access & CREATE_DATA_ACCESS) == 0) {
-		status = vfs_openat(mem_ctx, tcon->vfs, a->path, O_PATH, fh,
-				    st);
-	}
-	return status;
-}
-
-static NTSTATUS create_check_type(const struct create_args *a,
-				  const struct statx *st)
-{
-	bool is_dir = S_ISDIR(st->stx_mode);
-
-	if (!is_dir && !S_ISREG(st->stx_mode)) {
-		/* FIFOs, sockets, devices are not served */
-		return NT_STATUS_ACCESS_DENIED;
-	}
-	if (is_dir && (a->is_stream ||
-		       (a->r.create_options & SMB2_FILE_NON_DIRECTORY_FILE))) {
-		return NT_STATUS_FILE_IS_A_DIRECTORY;
-	}
-	if (!is_dir && (a->r.create_options & SMB2_FILE_DIRECTORY_FILE)) {
-		return NT_STATUS_NOT_A_DIRECTORY;
-	}
-	if (a->r.create_disposition == SMB2_FILE_CREATE) {
-		return NT_STATUS_OBJECT_NAME_COLLISION;
-	}
-	if (create_would_write(a->r.create_disposition)) {
-		/* overwrite/supersede truncate: a write */
-		return NT_STATUS_ACCESS_DENIED;
+	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_DHNC, &n) != NULL ||
+	    smb2_create_ctx_find(l, SMB2_CREATE_TAG_DH2C, &n) != NULL) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	return NT_STATUS_OK;
 }
 
-static NTSTATUS create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
-			    struct create_args *a, struct vfs_fh **fh,
-			    struct statx *st)
+static bool ctx_wanted(const struct create_args *a, const char *tag)
 {
-	NTSTATUS status = create_vfs_open(mem_ctx, tcon, a, fh, st);
+	size_t n = 0;
 
-	if (!NT_STATUS_IS_OK(status)) {
-		status = create_refine_not_found(mem_ctx, tcon, a->path,
-						 status);
-		if (NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
-		    NT_STATUS_EQUAL(status,
-				    NT_STATUS_OBJECT_PATH_NOT_FOUND)) {
-			return create_missing(tcon, a, status);
-		}
-		return status;
-	}
-	status = create_check_type(a, st);
-	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
-	    !tcon->read_only && S_ISREG(st->stx_mode)) {
-		status = NT_STATUS_NOT_SUPPORTED;       /* later issue */
-	}
-	if (!NT_STATUS_IS_OK(status)) {
-		TALLOC_FREE(*fh);
-	}
-	return status;
+	return smb2_create_ctx_find(&a->r.contexts, tag, &n) != NULL;
 }
-
-/* ---- the response ---- */
 
 /* MxAc (MS-SMB2 2.2.14.2.5): QueryStatus, MaximalAccess */
 static bool create_mxac(TALLOC_CTX *mem_ctx, const struct create_args *a,
@@ -270,21 +167,42 @@ static bool create_mxac(TALLOC_CTX *mem_ctx, const struct create_args *a,
 	return true;
 }
 
+/* QFid (2.2.14.2.9): DiskFileId (inode, device), VolumeId (zero) */
+static bool create_qfid(TALLOC_CTX *mem_ctx, const struct statx *st,
+			struct smb2_create_ctx *ctx)
+{
+	uint8_t *data = talloc_zero_size(mem_ctx, 32);
+
+	if (data == NULL) {
+		return false;
+	}
+	push_le64(data, st->stx_ino);
+	push_le64(data + 8, ((uint64_t)st->stx_dev_major << 32) |
+		  st->stx_dev_minor);
+	*ctx = (struct smb2_create_ctx) {
+		.name = (const uint8_t *)SMB2_CREATE_TAG_QFID, .name_len = 4,
+		.data = data, .data_len = 32,
+	};
+	return true;
+}
+
+/* ---- the response ---- */
+
 static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 				const struct create_args *a,
 				const struct smbd_open *open,
-				const struct statx *st,
+				const struct smbd_create_result *res,
 				struct smbd_response *rsp)
 {
-	struct smb2_create_ctx ctx[1];
+	struct smb2_create_ctx ctx[2];
 	struct smb2_file_meta m;
 	size_t n = 0;
 	struct smb2_create_rsp out = {
-		.create_action = SMB2_FILE_OPENED,
+		.create_action = res->action,
 		.file_id = { open->persistent_id, open->volatile_id },
 	};
 
-	smbd_meta_from_statx(st, smbd_filename_base(a->path), &m);
+	smbd_meta_from_statx(&res->st, smbd_filename_base(a->path), &m);
 	out.creation_time = m.create_time;
 	out.last_access_time = m.access_time;
 	out.last_write_time = m.write_time;
@@ -292,63 +210,94 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 	out.allocation_size = m.allocation_size;
 	out.end_of_file = m.end_of_file;
 	out.file_attributes = m.attributes;
-	/* unknown contexts are ignored; MxAc is cheap to answer */
-	if (smb2_create_ctx_find(&a->r.contexts, SMB2_CREATE_TAG_MXAC,
-				 &n) != NULL) {
-		if (!create_mxac(mem_ctx, a, &ctx[0])) {
-			return NT_STATUS_NO_MEMORY;
-		}
-		out.contexts = ctx;
-		out.num_contexts = 1;
+	if (ctx_wanted(a, SMB2_CREATE_TAG_MXAC) &&
+	    !create_mxac(mem_ctx, a, &ctx[n++])) {
+		return NT_STATUS_NO_MEMORY;
 	}
+	if (ctx_wanted(a, SMB2_CREATE_TAG_QFID) &&
+	    !create_qfid(mem_ctx, &res->st, &ctx[n++])) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	out.contexts = ctx;
+	out.num_contexts = n;
 	rsp->body = smb2_create_rsp_push(mem_ctx, &out, &rsp->body_len);
 	return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 }
 
 static NTSTATUS create_new_open(struct smbd_request *req,
-				struct create_args *a, struct vfs_fh *fh,
-				const struct statx *st, struct smbd_open **out)
+				struct create_args *a,
+				struct smbd_create_result *res,
+				struct smbd_open **out)
 {
 	struct smbd_open *open = smbd_open_new(req->tcon);
+	NTSTATUS status;
 
 	if (open == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	open->fh = talloc_steal(open, fh);
+	open->fh = talloc_steal(open, res->fh);
+	res->fh = NULL;
 	open->name = talloc_steal(open, a->path);
-	open->is_dir = S_ISDIR(st->stx_mode);
+	open->is_dir = S_ISDIR(res->st.stx_mode);
 	open->access_mask = a->access;
 	open->share_access = a->r.share_access;
 	open->create_options = a->r.create_options;
+	open->delete_on_close =
+		(a->r.create_options & SMB2_FILE_DELETE_ON_CLOSE) != 0;
+	status = smbd_file_attach(open, &res->st);
+	if (!NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(open);
+		return status;
+	}
 	*out = open;
 	return NT_STATUS_OK;
+}
+
+static NTSTATUS create_do_open(struct create_args *a,
+			       struct smbd_request *req,
+			       struct smbd_create_result *res)
+{
+	struct smbd_create_params p = {
+		.path = a->path,
+		.is_stream = a->is_stream,
+		.access = a->access,
+		.share_access = a->r.share_access,
+		.disposition = a->r.create_disposition,
+		.options = a->r.create_options,
+		.read_only_share = req->tcon->read_only,
+	};
+	NTSTATUS status = create_check_contexts(&a->r.contexts);
+
+	if (NT_STATUS_IS_OK(status) &&
+	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
+		status = NT_STATUS_TOO_MANY_OPENED_FILES;
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_create_open(a, req->tcon, &p, res);
+	}
+	return status;
 }
 
 static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			   struct smbd_response *rsp)
 {
 	struct create_args *a = talloc_zero(mem_ctx, struct create_args);
+	struct smbd_create_result res = {};
 	struct smbd_open *open = NULL;
-	struct vfs_fh *fh = NULL;
-	struct statx st;
 	NTSTATUS status;
 
 	if (a == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	status = create_parse(a, req, a);
-	if (NT_STATUS_IS_OK(status) &&
-	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
-		status = NT_STATUS_TOO_MANY_OPENED_FILES;
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_do_open(a, req, &res);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = create_open(a, req->tcon, a, &fh, &st);
+		status = create_new_open(req, a, &res, &open);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = create_new_open(req, a, fh, &st, &open);
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = create_response(mem_ctx, a, open, &st, rsp);
+		status = create_response(mem_ctx, a, open, &res, rsp);
 		if (!NT_STATUS_IS_OK(status)) {
 			TALLOC_FREE(open);
 		}

@@ -47,6 +47,37 @@ const char *smbd_filename_base(const char *path);
 NTSTATUS smbd_filename_wire(TALLOC_CTX *mem_ctx, const char *path,
 			    struct smb2_name16 *out);
 
+/* ---- create_open.c ---- */
+
+/* What CREATE asks of the file layer, already checked and mapped. */
+struct smbd_create_params {
+	const char *path;               /* share-relative */
+	bool is_stream;                 /* x::$DATA */
+	uint32_t access;                /* granted, generic rights mapped */
+	uint32_t share_access;
+	uint32_t disposition;
+	uint32_t options;
+	bool read_only_share;
+};
+
+struct smbd_create_result {
+	struct vfs_fh *fh;
+	struct statx st;
+	uint32_t action;                /* SMB2_FILE_OPENED ... */
+};
+
+/*
+ * Open or create p->path as the disposition says (MS-FSA 2.1.5.1):
+ * OBJECT_NAME_COLLISION, NAME/PATH_NOT_FOUND, FILE_IS_A_DIRECTORY,
+ * NOT_A_DIRECTORY, ACCESS_DENIED (read-only share or attribute),
+ * CANNOT_DELETE, DELETE_PENDING and SHARING_VIOLATION (other opens) are
+ * decided here, before anything on disk changes.  The caller attaches
+ * the new open to the file table at once (smbd_file_attach).
+ */
+NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			  const struct smbd_create_params *p,
+			  struct smbd_create_result *out);
+
 /* ---- open_files.c ---- */
 
 /* Fills what the encoders need from statx (DOS attributes as Samba). */

@@ -1,0 +1,251 @@
+/*
+ * The file-layer half of CREATE (MS-FSA 2.1.5.1): open an existing file
+ * or directory, or create one, as the disposition says, with the share
+ * modes of every other open checked before anything on disk changes.
+ * Synchronous: the VFS namespace ops are (vfs_default).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include "lib/util/debug.h"
+#include "source3/modules/vfs.h"
+#include "source3/smbd/share_mode.h"
+#include "source3/smbd/smbd_files.h"
+
+/* Access bits that need the file's data, as opposed to its metadata */
+#define CREATE_DATA_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)
+/* Access bits that need a writable fd */
+#define CREATE_WRITE_ACCESS (SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA)
+
+#define CREATE_DIR_MODE 0755
+
+static bool disp_truncates(uint32_t disp)
+{
+	return disp == SMB2_FILE_SUPERSEDE || disp == SMB2_FILE_OVERWRITE ||
+	       disp == SMB2_FILE_OVERWRITE_IF;
+}
+
+static bool disp_creates(uint32_t disp)
+{
+	return disp != SMB2_FILE_OPEN && disp != SMB2_FILE_OVERWRITE;
+}
+
+/*
+ * A missing name: PATH_NOT_FOUND when a directory on the way is missing
+ * or is not a directory, else NAME_NOT_FOUND.
+ */
+static NTSTATUS refine_not_found(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+				 const char *path, NTSTATUS status)
+{
+	const char *slash = strrchr(path, '/');
+	struct vfs_fh *parent = NULL;
+	char *dir = NULL;
+
+	if (NT_STATUS_EQUAL(status, NT_STATUS_NOT_A_DIRECTORY)) {
+		return NT_STATUS_OBJECT_PATH_NOT_FOUND;
+	}
+	if (!NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
+	    slash == NULL) {
+		return status;
+	}
+	dir = talloc_strndup(mem_ctx, path, (size_t)(slash - path));
+	if (dir == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (!NT_STATUS_IS_OK(vfs_openat(mem_ctx, tcon->vfs, dir,
+					O_PATH | O_DIRECTORY, &parent,
+					NULL))) {
+		status = NT_STATUS_OBJECT_PATH_NOT_FOUND;
+	}
+	talloc_free(parent);
+	talloc_free(dir);
+	return status;
+}
+
+static bool is_not_found(NTSTATUS status)
+{
+	return NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
+	       NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_PATH_NOT_FOUND);
+}
+
+/*
+ * Open what exists.  Writing (or truncating) needs a writable fd;
+ * directories are never opened for writing; an open for attributes only
+ * falls back to O_PATH when the file is not readable (e.g. mode 0).
+ */
+static NTSTATUS open_existing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			      const struct smbd_create_params *p,
+			      struct smbd_create_result *out)
+{
+	bool write = (p->access & CREATE_WRITE_ACCESS) ||
+		     disp_truncates(p->disposition);
+	int flags = write ? O_RDWR : O_RDONLY;
+	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, p->path, flags,
+				     &out->fh, &out->st);
+
+	if (write && NT_STATUS_EQUAL(status, NT_STATUS_FILE_IS_A_DIRECTORY)) {
+		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_RDONLY,
+				    &out->fh, &out->st);
+	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
+	    (p->access & (CREATE_DATA_ACCESS | CREATE_WRITE_ACCESS)) == 0) {
+		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
+				    &out->fh, &out->st);
+	}
+	return status;
+}
+
+/* What the disposition, options and type allow (MS-FSA 2.1.5.1.2.1). */
+static NTSTATUS check_existing(const struct smbd_create_params *p,
+			       const struct statx *st)
+{
+	bool is_dir = S_ISDIR(st->stx_mode);
+
+	if (!is_dir && !S_ISREG(st->stx_mode)) {
+		/* FIFOs, sockets, devices are not served */
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (is_dir && (p->is_stream ||
+		       (p->options & SMB2_FILE_NON_DIRECTORY_FILE))) {
+		return NT_STATUS_FILE_IS_A_DIRECTORY;
+	}
+	if (!is_dir && (p->options & SMB2_FILE_DIRECTORY_FILE)) {
+		return NT_STATUS_NOT_A_DIRECTORY;
+	}
+	if (p->disposition == SMB2_FILE_CREATE) {
+		return NT_STATUS_OBJECT_NAME_COLLISION;
+	}
+	if (is_dir && disp_truncates(p->disposition)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (p->read_only_share && disp_truncates(p->disposition)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	return NT_STATUS_OK;
+}
+
+/* The READONLY attribute refuses writing and deleting (MS-FSA). */
+static NTSTATUS check_readonly(const struct smbd_create_params *p,
+			       const struct statx *st)
+{
+	struct smb2_file_meta m;
+
+	smbd_meta_from_statx(st, smbd_filename_base(p->path), &m);
+	if ((m.attributes & SMB2_FILE_ATTRIBUTE_READONLY) == 0) {
+		return NT_STATUS_OK;
+	}
+	if (p->options & SMB2_FILE_DELETE_ON_CLOSE) {
+		return NT_STATUS_CANNOT_DELETE;
+	}
+	if ((p->access & CREATE_WRITE_ACCESS) ||
+	    disp_truncates(p->disposition)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS overwrite(const struct smbd_create_params *p,
+			  struct smbd_create_result *out)
+{
+	NTSTATUS status = vfs_ftruncate(out->fh, 0);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_fstat(out->fh, &out->st);
+	}
+	out->action = p->disposition == SMB2_FILE_SUPERSEDE ?
+		SMB2_FILE_SUPERSEDED : SMB2_FILE_OVERWRITTEN;
+	return status;
+}
+
+static NTSTATUS use_existing(struct smbd_tcon *tcon,
+			     const struct smbd_create_params *p,
+			     struct smbd_create_result *out)
+{
+	struct smbd_server *server = tcon->session->conn->server;
+	NTSTATUS status = check_existing(p, &out->st);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = check_readonly(p, &out->st);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_file_check(server, &out->st, p->access,
+					 p->share_access);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	out->action = SMB2_FILE_OPENED;
+	if (disp_truncates(p->disposition)) {
+		return overwrite(p, out);
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			   const struct smbd_create_params *p,
+			   struct smbd_create_result *out)
+{
+	NTSTATUS status;
+
+	if (p->options & SMB2_FILE_DIRECTORY_FILE) {
+		status = vfs_mkdirat(tcon->vfs, p->path, CREATE_DIR_MODE);
+		if (NT_STATUS_IS_OK(status)) {
+			status = vfs_openat(mem_ctx, tcon->vfs, p->path,
+					    O_RDONLY | O_DIRECTORY, &out->fh,
+					    &out->st);
+		}
+	} else {
+		status = vfs_openat(mem_ctx, tcon->vfs, p->path,
+				    O_RDWR | O_CREAT | O_EXCL, &out->fh,
+				    &out->st);
+	}
+	out->action = SMB2_FILE_CREATED;
+	return status;
+}
+
+/* The name is missing: create it if the disposition says so. */
+static NTSTATUS open_missing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			     const struct smbd_create_params *p,
+			     NTSTATUS status,
+			     struct smbd_create_result *out)
+{
+	status = refine_not_found(mem_ctx, tcon, p->path, status);
+	if (!is_not_found(status) || !disp_creates(p->disposition) ||
+	    NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_PATH_NOT_FOUND)) {
+		return status;
+	}
+	if (p->read_only_share) {
+		/*
+		 * Nothing is created on a read-only share; as in Samba the
+		 * name stays missing (write access was refused earlier).
+		 */
+		return status;
+	}
+	return create_new(mem_ctx, tcon, p, out);
+}
+
+NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			  const struct smbd_create_params *p,
+			  struct smbd_create_result *out)
+{
+	NTSTATUS status = NT_STATUS_OK;
+	int tries;
+
+	/* a name created or removed between our two steps: look again */
+	for (tries = 0; tries < 2; tries++) {
+		status = open_existing(mem_ctx, tcon, p, out);
+		if (NT_STATUS_IS_OK(status)) {
+			status = use_existing(tcon, p, out);
+			break;
+		}
+		status = open_missing(mem_ctx, tcon, p, status, out);
+		if (!NT_STATUS_EQUAL(status,
+				     NT_STATUS_OBJECT_NAME_COLLISION)) {
+			break;
+		}
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(out->fh);
+	}
+	return status;
+}
