@@ -459,6 +459,25 @@ static NTSTATUS check_signature(struct smbd_compound *c,
 }
 
 /*
+ * An error answers a signed request signed, as long as its signature
+ * checks out with the session it names (MS-SMB2 3.3.4.1.1): a client that
+ * requires signing drops the connection on an unsigned error.
+ */
+static void sign_error(struct smbd_compound *c, const struct smb2_pdu *pdu)
+{
+	struct smbd_request none = { .conn = c->conn, .pdu = pdu };
+
+	if (c->cur_sign || c->crypto != NULL ||
+	    (pdu->hdr.flags & SMB2_FLAGS_SIGNED) == 0) {
+		return;
+	}
+	if (!NT_STATUS_IS_OK(check_signature(c, pdu, c->req != NULL ?
+					     c->req : &none))) {
+		c->cur_sign = false;
+	}
+}
+
+/*
  * Starts the current element; returns false when it completed (or the
  * connection is going away) without starting a command.
  */
@@ -520,6 +539,7 @@ static bool element_start(struct smbd_compound *c)
 		if (pdu->hdr.command == SMB2_OP_CREATE) {
 			c->related_status = status;
 		}
+		sign_error(c, pdu);
 		element_error(c, status, credits);
 		return false;
 	}
