@@ -5,8 +5,11 @@
  * and the elements of a compound one after another.  This keeps a CLOSE
  * from overtaking a READ on the same open (RELIABILITY.md item 41) without
  * any reference counting; the transport keeps receiving (up to
- * SMBD_MAX_QUEUED PDUs) and sending while a command runs.  Concurrent
- * execution of independent requests is future work (docs/architecture.md).
+ * SMBD_MAX_QUEUED PDUs) and sending while a command runs.  A command that
+ * waits on something other than the disk (a blocking lock, a change
+ * notification) goes async instead (pipeline_async.c): STATUS_PENDING now,
+ * its response later, and the queue moves on.  CANCEL is handled on
+ * arrival, never queued.
  */
 #include <string.h>
 #include "lib/util/byteorder.h"
@@ -16,62 +19,10 @@
 #include "source3/smbd/credits.h"
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/encryption.h"
-#include "source3/smbd/pipeline.h"
+#include "source3/smbd/pipeline_private.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/signing.h"
 #include "source3/smbd/transport.h"
-
-#define SMBD_MAX_QUEUED 64
-/* Room for a compound's response, below the 16 MiB NBT frame limit. */
-#define SMBD_MAX_COMPOUND_RSP (12 * 1024 * 1024)
-
-/* Where one response element sits in out[], and how to sign it. */
-struct smbd_elem_out {
-	int hdr_idx;
-	int iovcnt;
-	bool sign;
-	uint8_t key[16];
-};
-
-struct smbd_compound {
-	struct smbd_compound *prev, *next;
-	struct smbd_conn *conn;
-	uint8_t *buf;
-	size_t len;
-	struct smb2_pdu *pdus;
-	size_t count;
-	size_t cur;
-	/* state passed along RELATED_OPERATIONS elements */
-	uint64_t session_id;
-	uint32_t tree_id;
-	uint64_t file_persistent, file_volatile;
-	bool have_file;
-	bool have_session;              /* the previous element had them */
-	bool have_tcon;
-	NTSTATUS related_status;
-	/* the response being assembled */
-	struct iovec *out;
-	int outcnt;
-	size_t last_hdr;                /* out[] index of the last header */
-	size_t last_len;                /* bytes of the last element */
-	size_t out_bytes;               /* output promised so far */
-	struct smbd_request *req;
-	const struct smbd_cmd *cmd;
-	struct smbd_elem_out *elems;    /* one per response element */
-	int num_elems;
-	bool cur_sign;                  /* the current element's signing */
-	uint8_t cur_key[16];
-	/* set when the request came in a TRANSFORM: so goes the response */
-	struct smbd_crypto *crypto;
-	uint64_t crypto_session_id;
-};
-
-struct smbd_pipeline {
-	struct smbd_conn *conn;
-	struct smbd_credits *credits;
-	struct smbd_compound *queue;    /* head is running */
-	size_t queued;
-};
 
 static void compound_next(struct smbd_compound *c);
 static void element_done(struct tevent_req *subreq);
@@ -157,6 +108,13 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 		smbd_conn_terminate(conn, "malformed PDU");
 		return;
 	}
+	if (c->count == 1 && c->pdus[0].hdr.command == SMB2_OP_CANCEL &&
+	    conn->dialect != 0) {
+		/* not queued behind what it cancels (3.3.5.16) */
+		smbd_async_cancel(conn, &c->pdus[0]);
+		talloc_free(c);
+		return;
+	}
 	c->elems = talloc_zero_array(c, struct smbd_elem_out, c->count);
 	if (c->elems == NULL) {
 		talloc_free(c);
@@ -170,9 +128,8 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 	pipeline_start_next(p);
 }
 
-/* The response header for the current element. */
-static uint8_t *build_hdr(struct smbd_compound *c, NTSTATUS status,
-			  uint16_t credits)
+uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
+			   uint16_t credits, uint64_t async_id)
 {
 	const struct smb2_pdu *pdu = &c->pdus[c->cur];
 	struct smb2_hdr h = pdu->hdr;
@@ -187,6 +144,10 @@ static uint8_t *build_hdr(struct smbd_compound *c, NTSTATUS status,
 		  (pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS);
 	h.next_command = 0;
 	h.credit_charge = pdu->hdr.credit_charge;
+	h.async_id = async_id;
+	if (async_id != 0) {
+		h.flags |= SMB2_FLAGS_ASYNC_COMMAND;
+	}
 	memset(h.signature, 0, sizeof(h.signature));
 	if ((pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS) && c->cur > 0) {
 		/* not the 0xFF..FF placeholders the client sent */
@@ -241,16 +202,10 @@ static bool link_previous(struct smbd_compound *c)
 	return true;
 }
 
-static void element_append(struct smbd_compound *c, NTSTATUS status,
-			   struct smbd_response *rsp, uint16_t credits)
+void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
+			  NTSTATUS status, struct smbd_response *rsp)
 {
-	uint8_t *hdr = NULL;
-
-	if (!link_previous(c) || !out_grow(c, 3)) {
-		goto nomem;
-	}
-	hdr = build_hdr(c, status, credits);
-	if (hdr == NULL) {
+	if (hdr == NULL || !link_previous(c) || !out_grow(c, 3)) {
 		goto nomem;
 	}
 	talloc_steal(c, rsp->body);
@@ -275,6 +230,13 @@ static void element_append(struct smbd_compound *c, NTSTATUS status,
 	return;
 nomem:
 	smbd_conn_terminate(c->conn, "out of memory");
+}
+
+static void element_append(struct smbd_compound *c, NTSTATUS status,
+			   struct smbd_response *rsp, uint16_t credits)
+{
+	smbd_pipeline_append(c, smbd_pipeline_hdr(c, status, credits, 0),
+			     status, rsp);
 }
 
 static void element_error(struct smbd_compound *c, NTSTATUS status,
@@ -543,11 +505,17 @@ static bool element_start(struct smbd_compound *c)
 		element_error(c, status, credits);
 		return false;
 	}
+	c->req->may_go_async = c->cur + 1 == c->count &&
+			       c->conn->pipeline->num_pending < SMBD_MAX_ASYNC;
 	subreq = c->cmd->send(c->req, c->conn->server->ev, c->req);
 	if (subreq == NULL) {
 		element_error(c, NT_STATUS_NO_MEMORY, credits);
 		return false;
 	}
+	if (c->req->go_async && smbd_async_start(c, subreq, credits)) {
+		return false;           /* answered STATUS_PENDING */
+	}
+	c->subreq = subreq;
 	tevent_req_set_callback(subreq, element_done, c);
 	return true;
 }
@@ -599,6 +567,7 @@ static void element_done(struct tevent_req *subreq)
 
 	status = c->cmd->recv(subreq, c, &rsp);
 	TALLOC_FREE(subreq);
+	c->subreq = NULL;
 	if (c->conn->terminating) {
 		compound_finish(c);
 		return;

@@ -176,6 +176,19 @@ struct smbd_request {
 	struct smbd_open *created;
 	uint16_t credits;               /* granted in the response */
 	/*
+	 * A command that is going to wait for something outside the
+	 * client's control (a lock held by another open, a change in a
+	 * directory) sets go_async in its _send when may_go_async allows:
+	 * the pipeline answers STATUS_PENDING at once (MS-SMB2 3.3.4.2) and
+	 * the connection goes on with other requests.  From then on the
+	 * command must not use session, tcon or open from this struct: they
+	 * may be gone (LOGOFF, CLOSE); it keeps what it needs in objects
+	 * that tell it when they go away.  CANCEL reaches it through
+	 * tevent_req_cancel().
+	 */
+	bool may_go_async;
+	bool go_async;
+	/*
 	 * SESSION_SETUP and TREE_CONNECT set session/tcon to what they
 	 * created (the response header carries its id); LOGOFF and
 	 * TREE_DISCONNECT set them to NULL after freeing them.

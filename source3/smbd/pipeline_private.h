@@ -1,0 +1,93 @@
+/*
+ * Inside the request pipeline: the compound being processed and the
+ * per-connection queue, shared by pipeline.c (synchronous processing,
+ * response assembly) and pipeline_async.c (interim responses, requests
+ * that finish later, CANCEL).
+ */
+#ifndef RINGSMB_SMBD_PIPELINE_PRIVATE_H
+#define RINGSMB_SMBD_PIPELINE_PRIVATE_H
+
+#include "source3/smbd/dispatch.h"
+#include "source3/smbd/pipeline.h"
+
+#define SMBD_MAX_QUEUED 64
+/* Requests one connection may have waiting async (blocking locks ...) */
+#define SMBD_MAX_ASYNC 512
+/* Room for a compound's response, below the 16 MiB NBT frame limit. */
+#define SMBD_MAX_COMPOUND_RSP (12 * 1024 * 1024)
+
+/* Where one response element sits in out[], and how to sign it. */
+struct smbd_elem_out {
+	int hdr_idx;
+	int iovcnt;
+	bool sign;
+	uint8_t key[16];
+};
+
+struct smbd_compound {
+	struct smbd_compound *prev, *next;
+	struct smbd_conn *conn;
+	uint8_t *buf;
+	size_t len;
+	struct smb2_pdu *pdus;
+	size_t count;
+	size_t cur;
+	/* state passed along RELATED_OPERATIONS elements */
+	uint64_t session_id;
+	uint32_t tree_id;
+	uint64_t file_persistent, file_volatile;
+	bool have_file;
+	bool have_session;              /* the previous element had them */
+	bool have_tcon;
+	NTSTATUS related_status;
+	/* the response being assembled */
+	struct iovec *out;
+	int outcnt;
+	size_t last_hdr;                /* out[] index of the last header */
+	size_t last_len;                /* bytes of the last element */
+	size_t out_bytes;               /* output promised so far */
+	struct smbd_request *req;
+	struct tevent_req *subreq;      /* the running command */
+	const struct smbd_cmd *cmd;
+	struct smbd_elem_out *elems;    /* one per response element */
+	int num_elems;
+	bool cur_sign;                  /* the current element's signing */
+	uint8_t cur_key[16];
+	/* set when the request came in a TRANSFORM: so goes the response */
+	struct smbd_crypto *crypto;
+	uint64_t crypto_session_id;
+};
+
+struct smbd_pipeline {
+	struct smbd_conn *conn;
+	struct smbd_credits *credits;
+	struct smbd_compound *queue;    /* head is running */
+	size_t queued;
+	struct smbd_async *pending;     /* went async (pipeline_async.c) */
+	size_t num_pending;
+	uint64_t next_async_id;
+};
+
+/* pipeline.c */
+/*
+ * The response header for the current element of c; async_id != 0 gives
+ * the async form (interim responses).
+ */
+uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
+			   uint16_t credits, uint64_t async_id);
+/* Appends the current element's response (header from smbd_pipeline_hdr) */
+void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
+			  NTSTATUS status, struct smbd_response *rsp);
+
+/* pipeline_async.c */
+/*
+ * The current element (the compound's last) asked to go async: answer
+ * STATUS_PENDING now and finish it later on its own.  False: not
+ * possible (the caller completes it synchronously).
+ */
+bool smbd_async_start(struct smbd_compound *c, struct tevent_req *subreq,
+		      uint16_t credits);
+/* A CANCEL request (MS-SMB2 3.3.5.16); handled on arrival, no response. */
+void smbd_async_cancel(struct smbd_conn *conn, const struct smb2_pdu *pdu);
+
+#endif
