@@ -1836,21 +1836,21 @@ static void test_write__lying_lengths(void **state)
 	struct smb2_pdu *p = NULL;
 	struct smb2_write_req r;
 
-	push_le32(body + 4, UINT32_MAX);		/* Length wraps */
+	push_le32(body + 4, UINT32_MAX);	/* Length wraps */
 	assert_true(IS_IP(carve_pull(buf, len)));
 	push_le32(body + 4, 5);
-	push_le16(body + 2, UINT16_MAX);		/* DataOffset past end */
+	push_le16(body + 2, UINT16_MAX);	/* DataOffset past end */
 	assert_true(IS_IP(carve_pull(buf, len)));
-	push_le16(body + 2, 0);				/* into the header */
+	push_le16(body + 2, 0);		/* into the header */
 	assert_true(IS_IP(carve_pull(buf, len)));
-	push_le16(body + 2, 0x71);			/* one byte too far */
+	push_le16(body + 2, 0x71);		/* one byte too far */
 	assert_true(IS_IP(carve_pull(buf, len)));
 	push_le16(body + 2, 0x70);
-	push_le16(body + 40, 0x70);			/* channel info 6 B */
+	push_le16(body + 40, 0x70);	/* channel info 6 B */
 	push_le16(body + 42, 6);
 	assert_true(IS_IP(carve_pull(buf, len)));
 	push_le16(body + 42, 0);
-	push_le32(body + 4, 0);				/* Length 0: no data */
+	push_le32(body + 4, 0);		/* Length 0: no data */
 	push_le16(body + 2, 0);
 	p = carve1(*state, buf, len);
 	assert_true(IS_OK(smb2_write_req_pull(p, &r)));
