@@ -66,6 +66,7 @@ struct lp_share {
 	bool available;
 	const char **valid_users;       /* NULL-terminated; stored only */
 	int smb_encrypt;                /* enum lp_smb_setting */
+	bool strict_sync;               /* FLUSH waits for an fsync */
 };
 
 struct lp_global {

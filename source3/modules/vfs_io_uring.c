@@ -7,7 +7,11 @@
  * "io_uring = no") each call goes to the next module, i.e. vfs_default.
  *
  * The read buffer must be a talloc chunk: it is lib/uring's `keep`, so it
- * outlives the kernel's use even if the request is freed in flight.
+ * outlives the kernel's use even if the request is freed in flight.  A
+ * write buffer may point into a larger chunk (a WRITE's data inside its
+ * PDU), which lib/uring cannot reference: the caller keeps it alive
+ * until the request completes and never frees the request in flight
+ * (smb2_write.c hands it to the server instead).
  *
  * The kernel looks the fd up when the SQE is submitted, at the end of the
  * loop iteration, not here.  If the open were closed in between (a CLOSE
@@ -82,7 +86,7 @@ static void vfs_io_uring_pread_done(struct tevent_req *subreq)
 
 static void vfs_io_uring_pwrite_done(struct tevent_req *subreq);
 
-/* buf must be a talloc chunk, as for pread. */
+/* buf may be any memory the caller keeps until completion (above). */
 static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 						   TALLOC_CTX *mem_ctx,
 						   struct tevent_context *ev,
@@ -106,7 +110,7 @@ static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 		return tevent_req_post(req, ev);
 	}
 	subreq = uring_pwrite_send(state, ev, ring, fh->fd, buf, len,
-				   (off_t)off, (void *)buf);
+				   (off_t)off, NULL);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}

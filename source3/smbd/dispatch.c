@@ -21,6 +21,10 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 			    CMD(close) },
 	[SMB2_OP_READ] = { "READ", SMBD_NEED_TCON, .fileid_ofs = 0x10,
 			   .charge_ofs = 0x04, CMD(read) },
+	[SMB2_OP_WRITE] = { "WRITE", SMBD_NEED_TCON, .fileid_ofs = 0x10,
+			    .charge_ofs = 0x04, CMD(write) },
+	[SMB2_OP_FLUSH] = { "FLUSH", SMBD_NEED_TCON, .fileid_ofs = 0x08,
+			    CMD(flush) },
 	[SMB2_OP_IOCTL] = { "IOCTL", SMBD_NEED_TCON, .charge_ofs = 0x1C,
 			    .charge_ofs2 = 0x2C, CMD(ioctl) },
 	[SMB2_OP_ECHO] = { "ECHO", SMBD_NEED_NONE, CMD(echo) },
@@ -32,8 +36,8 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 				 .charge_ofs2 = 0x0C, CMD(query_info) },
 	/*
 	 * Not implemented yet, answered STATUS_NOT_SUPPORTED by the
-	 * pipeline (docs/protocol.md lists them): FLUSH, WRITE, LOCK,
-	 * CHANGE_NOTIFY, SET_INFO, OPLOCK_BREAK.  CANCEL has no
+	 * pipeline (docs/protocol.md lists them): LOCK, CHANGE_NOTIFY,
+	 * SET_INFO, OPLOCK_BREAK.  CANCEL has no
 	 * response at all.
 	 */
 };

@@ -488,6 +488,7 @@ static bool element_start(struct smbd_compound *c)
 		}
 		c->req->conn = c->conn;
 		c->req->pdu = pdu;
+		c->req->pdu_owner = c->buf;
 		c->req->credits = credits;
 		status = element_prepare(c, c->cmd, c->req);
 	}

@@ -169,6 +169,12 @@ struct smbd_open {
 struct smbd_request {
 	struct smbd_conn *conn;
 	const struct smb2_pdu *pdu;
+	/*
+	 * The talloc chunk holding pdu's bytes (the compound's receive
+	 * buffer): a command that hands pdu memory to the kernel (WRITE)
+	 * references it to keep it alive until the kernel is done.
+	 */
+	void *pdu_owner;
 	struct smbd_session *session;   /* NEED_SESSION and above */
 	struct smbd_tcon *tcon;         /* NEED_TCON */
 	struct smbd_open *open;         /* fileid_ofs set in the table */
@@ -235,6 +241,8 @@ SMBD_CMD(tdis);
 SMBD_CMD(create);
 SMBD_CMD(close);
 SMBD_CMD(read);
+SMBD_CMD(write);
+SMBD_CMD(flush);
 SMBD_CMD(query_directory);
 SMBD_CMD(query_info);
 SMBD_CMD(echo);

@@ -9,7 +9,9 @@ says how to send a well-formed request of each command (stage and args).
 Case schema (see README.md for the long form):
   id       unique name (the pytest id)
   stage    pre-negotiate | after-negotiate | after-ntlm-challenge |
-           after-session | after-tree | after-open | after-open-dir
+           after-session | after-tree | after-open | after-open-dir |
+           after-open-rw (SCRATCH_FILE opened for writing on the
+           writable share SCRATCH_SHARE)
   dialects optional dialect list for the stage's NEGOTIATE
   request  one request: {cmd, args, hdr, body_hex, body_truncate,
            body_append_hex, patch, pdu_hex, pdu_truncate, nbt, drip}
@@ -32,7 +34,13 @@ import rawsmb as R
 
 DATA_DIR = Path(__file__).resolve().parent / "badinput"
 STAGES = ("pre-negotiate", "after-negotiate", "after-ntlm-challenge",
-          "after-session", "after-tree", "after-open", "after-open-dir")
+          "after-session", "after-tree", "after-open", "after-open-dir",
+          "after-open-rw")
+# The writable share the bad-input server serves besides [share], and the
+# file in it that after-open-rw opens with read and write access.
+SCRATCH_SHARE = "scratch"
+SCRATCH_FILE = "w.bin"
+RW_ACCESS = 0x0012019F
 REPLY_TIMEOUT = 2.0      # seconds to wait for a reply
 CLOSE_TIMEOUT = 3.0      # seconds a "disconnect" expectation waits
 QUIET_TIME = 0.5         # "no_response": silence for this long
@@ -226,6 +234,8 @@ class Ctx:
                 return conn.next_mid + 100000
             if v == "$max_read_plus_1":
                 return conn.max_read + 1
+            if v == "$max_write_plus_1":
+                return conn.max_write + 1
             if v == "$spnego_ntlm_negotiate":
                 return R.spnego_init(R.ntlm_negotiate())
             for k, s in self.subst.items():
@@ -353,11 +363,13 @@ def reach_stage(conn, case, ctx):
     if stage >= 3:
         conn.session_setup_anonymous()
     if stage >= 4:
-        conn.tree_connect()
+        conn.tree_connect(SCRATCH_SHARE if stage == 7 else "share")
     if stage == 5:
         ctx.fid = conn.create("probe.txt")
     if stage == 6:
         ctx.dir_fid = conn.open_dir("")
+    if stage == 7:
+        ctx.fid = conn.create(SCRATCH_FILE, desired_access=RW_ACCESS)
 
 
 def send_case(conn, case, ctx):

@@ -8,7 +8,8 @@ configuration, run directories and log file.  When it stops, the log is
 scanned for sanitizer reports and the exit code must be 0.
 
 The share content is built once per session (share_tree) and served
-read-only by every server.
+read-only by every server as [share].  A server may serve more shares
+(make_server(..., shares=[...])), e.g. a writable scratch directory.
 """
 import hashlib
 import os
@@ -180,10 +181,13 @@ class Server:
     kind = None
     ok_exit_codes = (0,)
 
-    def __init__(self, tree, variant="default", extra_global=None):
+    def __init__(self, tree, variant="default", extra_global=None,
+                 shares=None):
         self.tree = tree
         self.variant = variant
         self.extra_global = dict(extra_global or {})
+        # more shares: [{"name", "path", "read_only", optional "params"}]
+        self.shares = list(shares or [])
         self.host = "127.0.0.1"
         self.port = None
         self.tmp = Path(tempfile.mkdtemp(prefix="ringsmb-%s-" % self.kind))
@@ -311,6 +315,15 @@ class Server:
              "  read only = yes\n" % self.tree.share)
         if vfs:
             s += "  vfs objects = %s\n" % vfs
+        for sh in self.shares:
+            s += ("\n[%s]\n  path = %s\n  guest ok = yes\n"
+                  "  read only = %s\n"
+                  % (sh["name"], sh["path"],
+                     "yes" if sh.get("read_only", True) else "no"))
+            if vfs:
+                s += "  vfs objects = %s\n" % vfs
+            s += "".join("  %s = %s\n" % kv
+                         for kv in sh.get("params", {}).items())
         return s
 
     def global_extra(self):
@@ -401,9 +414,10 @@ def samba_has_vfs_io_uring():
         "/usr/lib/aarch64-linux-gnu/samba/vfs/io_uring.so"))
 
 
-def make_server(tree, variant="default", extra_global=None):
+def make_server(tree, variant="default", extra_global=None, shares=None):
     """Start a server for the selected target; pytest.skip if the variant
-    does not apply to it."""
+    does not apply to it.  shares: more shares besides [share] (see
+    Server.shares)."""
     if TARGET == "samba":
         if variant == "no_io_uring":
             pytest.skip("io_uring forced off is a ringsmb-only variant")
@@ -418,7 +432,7 @@ def make_server(tree, variant="default", extra_global=None):
         cls = RingsmbServer
     else:
         pytest.fail("RINGSMB_TARGET must be ringsmb or samba, not %r" % TARGET)
-    return cls(tree, variant, extra_global).start()
+    return cls(tree, variant, extra_global, shares).start()
 
 
 def finish_server(srv):
@@ -457,3 +471,24 @@ def pytest_report_header(config):
     if TARGET == "samba":
         return "ringsmb integration target: samba (%s)" % SAMBA_SMBD
     return "ringsmb integration target: ringsmb (%s)" % ringsmb_binary()
+
+
+def make_scratch_dir(prefix="ringsmb-scratch-"):
+    """A directory a writable share can serve: world-writable, so Samba's
+    guest account (nobody) can write in it too.  Returns (base, dir);
+    remove base when done."""
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(base, 0o755)
+    d = base / "w"
+    d.mkdir()
+    os.chmod(d, 0o777)
+    return base, d
+
+
+def scratch_file(d, name, data=b""):
+    """A pre-created file in a scratch directory (CREATE cannot make new
+    files yet), writable by anyone."""
+    p = Path(d) / name
+    p.write_bytes(data)
+    os.chmod(p, 0o666)
+    return p

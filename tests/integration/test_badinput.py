@@ -9,11 +9,13 @@ badinput/SAMBA_NOTES.md) are xfail for that target only; ringsmb's own
 deviations are in badinput/ringsmb-knownfail.json.
 """
 import os
+import shutil
 
 import pytest
 
 import badinput as B
-from conftest import TARGET, make_server, finish_server
+from conftest import (TARGET, finish_server, make_scratch_dir, make_server,
+                      scratch_file)
 
 CASES = B.load_cases()
 KNOWNFAIL = (B.samba_knownfail() if TARGET == "samba"
@@ -32,11 +34,16 @@ def _param(c):
 
 @pytest.fixture(scope="module")
 def badinput_server(share_tree):
+    base, scratch = make_scratch_dir()
+    scratch_file(scratch, B.SCRATCH_FILE, b"scratch\n")
     srv = make_server(share_tree, os.environ.get("RINGSMB_BADINPUT_VARIANT",
-                                                 "default"))
+                                                 "default"),
+                      shares=[{"name": B.SCRATCH_SHARE, "path": scratch,
+                               "read_only": False}])
     B.probe(srv)
     yield srv
     finish_server(srv)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def rss_kib(pid):

@@ -597,6 +597,18 @@ static void test_share__global_defaults_inherited(void **state)
 	unload(&l);
 }
 
+static void test_share__strict_sync(void **state)
+{
+	struct loaded l = load(*state,
+		"[a]\npath = /a\n"
+		"[b]\npath = /b\nstrict sync = no\n");
+
+	assert_int_equal(l.ret, 0);
+	assert_true(share(&l, "a")->strict_sync);       /* Samba's default */
+	assert_false(share(&l, "b")->strict_sync);
+	unload(&l);
+}
+
 static void test_share__find_case_insensitive(void **state)
 {
 	struct loaded l = load(*state, "[Data]\npath = /d\n");
@@ -878,6 +890,7 @@ int main(void)
 		T(test_diag__in_file_order),
 		T(test_diag__share_without_path),
 		T(test_share__global_defaults_inherited),
+		T(test_share__strict_sync),
 		T(test_share__find_case_insensitive),
 		T(test_default__embedded),
 		T(test_include__relative_to_including_file),

@@ -1827,6 +1827,38 @@ static void test_write__pull(void **state)
 	talloc_free(p);
 }
 
+/* Lengths and offsets that point outside the PDU (RELIABILITY 33). */
+static void test_write__lying_lengths(void **state)
+{
+	uint8_t buf[SMB2_HDR_SIZE + 64];
+	size_t len = mk_write(buf);
+	uint8_t *body = buf + SMB2_HDR_SIZE;
+	struct smb2_pdu *p = NULL;
+	struct smb2_write_req r;
+
+	push_le32(body + 4, UINT32_MAX);	/* Length wraps */
+	assert_true(IS_IP(carve_pull(buf, len)));
+	push_le32(body + 4, 5);
+	push_le16(body + 2, UINT16_MAX);	/* DataOffset past end */
+	assert_true(IS_IP(carve_pull(buf, len)));
+	push_le16(body + 2, 0);		/* into the header */
+	assert_true(IS_IP(carve_pull(buf, len)));
+	push_le16(body + 2, 0x71);		/* one byte too far */
+	assert_true(IS_IP(carve_pull(buf, len)));
+	push_le16(body + 2, 0x70);
+	push_le16(body + 40, 0x70);	/* channel info 6 B */
+	push_le16(body + 42, 6);
+	assert_true(IS_IP(carve_pull(buf, len)));
+	push_le16(body + 42, 0);
+	push_le32(body + 4, 0);		/* Length 0: no data */
+	push_le16(body + 2, 0);
+	p = carve1(*state, buf, len);
+	assert_true(IS_OK(smb2_write_req_pull(p, &r)));
+	assert_null(r.data.data);
+	assert_int_equal(r.data.len, 0);
+	talloc_free(p);
+}
+
 static void test_write__rsp(void **state)
 {
 	static const uint8_t want[] = { 0x11, 0, 0, 0, 5, 0, 0, 0,
@@ -2278,6 +2310,7 @@ int main(void)
 		T(test_read__capture),
 		T(test_read__rsp),
 		T(test_write__pull),
+		T(test_write__lying_lengths),
 		T(test_write__rsp),
 		T(test_lock__pull),
 		T(test_ioctl__capture),
