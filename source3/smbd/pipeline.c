@@ -148,6 +148,17 @@ uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
 	if (async_id != 0) {
 		h.flags |= SMB2_FLAGS_ASYNC_COMMAND;
 	}
+	if ((pdu->hdr.flags & SMB2_FLAGS_SIGNED) && !c->cur_sign) {
+		/*
+		 * A signed request we cannot answer signed (its session is
+		 * gone, its signature did not check): keep the flag and
+		 * echo the request's signature, as Samba does; clients
+		 * that signed expect the flag and skip the check for such
+		 * errors (USER_SESSION_DELETED, NETWORK_NAME_DELETED ...).
+		 */
+		h.flags |= SMB2_FLAGS_SIGNED;
+		memcpy(h.signature, pdu->hdr.signature, sizeof(h.signature));
+	}
 	memset(h.signature, 0, sizeof(h.signature));
 	if ((pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS) && c->cur > 0) {
 		/* not the 0xFF..FF placeholders the client sent */
@@ -243,6 +254,10 @@ static void element_error(struct smbd_compound *c, NTSTATUS status,
 			  uint16_t credits)
 {
 	struct smbd_response rsp = { .status = status };
+
+	DBG_DEBUG("%s: %s -> %s\n", c->conn->peer,
+		  smb2_op_name(c->pdus[c->cur].hdr.command),
+		  nt_errstr(status));
 
 	rsp.body = smb2_error_rsp_push(c, NULL, 0, &rsp.body_len);
 	if (rsp.body == NULL) {

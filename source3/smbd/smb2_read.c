@@ -37,9 +37,6 @@ static NTSTATUS smb2_read_check(const struct smbd_request *req,
 	if (r->channel != 0) {
 		return NT_STATUS_INVALID_PARAMETER;     /* RDMA on TCP */
 	}
-	if (r->minimum_count > r->length) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
 	if ((open->access_mask & (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)) ==
 	    0 || open->fh->is_path_only) {
 		return NT_STATUS_ACCESS_DENIED;
