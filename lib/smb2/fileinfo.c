@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "lib/smb2/fileinfo.h"
+#include "lib/smb2/cursor.h"
 #include "lib/util/byteorder.h"
 
 /* A writer over a buffer that was sized for the whole structure. */
@@ -276,6 +277,105 @@ NTSTATUS smb2_fileinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
 	}
 	fi_encode(&w, info_class, m, name);
 	return fi_finish(mem_ctx, w.p, full, max_len, out, out_len);
+}
+
+/* ---- SET_INFO input buffers (MS-FSCC 2.4) ---- */
+
+#define SI_BASIC_SIZE		40      /* with the 4 reserved bytes */
+#define SI_U64_SIZE		8
+#define SI_U32_SIZE		4
+#define SI_DISPOSITION_SIZE	1
+#define SI_RENAME_FIXED		20      /* FILE_RENAME_INFORMATION_TYPE_2 */
+
+static NTSTATUS si_basic(struct smb2_cur *c, struct smb2_setinfo *out)
+{
+	if (smb2_cur_left(c) < SI_BASIC_SIZE) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
+	}
+	out->basic.create_time = smb2_cur_u64(c);
+	out->basic.access_time = smb2_cur_u64(c);
+	out->basic.write_time = smb2_cur_u64(c);
+	out->basic.change_time = smb2_cur_u64(c);
+	out->basic.attributes = smb2_cur_u32(c);
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS si_u64(struct smb2_cur *c, struct smb2_setinfo *out)
+{
+	if (smb2_cur_left(c) < SI_U64_SIZE) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
+	}
+	out->value = smb2_cur_u64(c);
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS si_u32(struct smb2_cur *c, struct smb2_setinfo *out)
+{
+	if (smb2_cur_left(c) < SI_U32_SIZE) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
+	}
+	out->flags = smb2_cur_u32(c);
+	return NT_STATUS_OK;
+}
+
+/* FileDispositionInformation: one BOOLEAN, any non-zero value is TRUE */
+static NTSTATUS si_disposition(struct smb2_cur *c, struct smb2_setinfo *out)
+{
+	if (smb2_cur_left(c) < SI_DISPOSITION_SIZE) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
+	}
+	out->flags = smb2_cur_u8(c) != 0 ? SMB2_FILE_DISPOSITION_DELETE : 0;
+	return NT_STATUS_OK;
+}
+
+/*
+ * FileRenameInformation / FileLinkInformation, the SMB2 form (MS-FSCC
+ * 2.4.37.2, 2.4.21.2): ReplaceIfExists, 7 reserved bytes, RootDirectory,
+ * FileNameLength, FileName.  The name must lie inside the buffer.
+ */
+static NTSTATUS si_rename(struct smb2_cur *c, struct smb2_setinfo *out)
+{
+	uint32_t name_len = 0;
+
+	if (smb2_cur_left(c) < SI_RENAME_FIXED) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
+	}
+	out->rename.replace_if_exists = smb2_cur_u8(c) != 0;
+	smb2_cur_skip(c, 7);
+	out->rename.root_directory = smb2_cur_u64(c);
+	name_len = smb2_cur_u32(c);
+	if (name_len == 0 || name_len % 2 != 0 ||
+	    name_len > smb2_cur_left(c)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->rename.name.data = smb2_cur_bytes(c, name_len);
+	out->rename.name.len = name_len;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS smb2_setinfo_pull(uint8_t info_class, const uint8_t *buf,
+			   size_t len, struct smb2_setinfo *out)
+{
+	struct smb2_cur c = smb2_cur_init(buf, len);
+
+	*out = (struct smb2_setinfo) { .info_class = info_class };
+	switch (info_class) {
+	case SMB2_FILE_BASIC_INFORMATION:
+		return si_basic(&c, out);
+	case SMB2_FILE_END_OF_FILE_INFORMATION:
+	case SMB2_FILE_ALLOCATION_INFORMATION:
+	case SMB2_FILE_POSITION_INFORMATION:
+		return si_u64(&c, out);
+	case SMB2_FILE_MODE_INFORMATION:
+	case SMB2_FILE_DISPOSITION_INFORMATION_EX:
+		return si_u32(&c, out);
+	case SMB2_FILE_DISPOSITION_INFORMATION:
+		return si_disposition(&c, out);
+	case SMB2_FILE_RENAME_INFORMATION:
+	case SMB2_FILE_LINK_INFORMATION:
+		return si_rename(&c, out);
+	}
+	return NT_STATUS_INVALID_INFO_CLASS;
 }
 
 /* ---- file system information classes (MS-FSCC 2.5) ---- */

@@ -85,6 +85,58 @@ NTSTATUS smb2_fsinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
 			  const struct smb2_fs_meta *m, uint32_t max_len,
 			  uint8_t **out, size_t *out_len);
 
+/* ---- SET_INFO input buffers (MS-FSCC 2.4, MS-SMB2 3.3.5.21.1) ---- */
+
+/* FileDispositionInformationEx Flags (MS-FSCC 2.4.12) */
+#define SMB2_FILE_DISPOSITION_DELETE			0x00000001
+#define SMB2_FILE_DISPOSITION_POSIX_SEMANTICS		0x00000002
+#define SMB2_FILE_DISPOSITION_FORCE_IMAGE_SECTION_CHECK	0x00000004
+#define SMB2_FILE_DISPOSITION_ON_CLOSE			0x00000008
+#define SMB2_FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE	0x00000010
+
+/* FileBasicInformation times: leave alone / stop / resume updating */
+#define SMB2_SETINFO_TIME_KEEP		0
+#define SMB2_SETINFO_TIME_STOP		UINT64_MAX
+#define SMB2_SETINFO_TIME_RESUME	(UINT64_MAX - 1)
+
+/*
+ * One parsed SET_INFO buffer; which fields are set depends on the class:
+ *   FileBasicInformation            basic
+ *   FileEndOfFile / FileAllocation
+ *   / FilePositionInformation       value
+ *   FileDisposition(Ex), FileMode   flags (Disposition: 0 or DELETE)
+ *   FileRename / FileLink           rename (name points into the input)
+ */
+struct smb2_setinfo {
+	uint8_t info_class;
+	struct {
+		uint64_t create_time;   /* NTTIME, or a TIME_* above */
+		uint64_t access_time;
+		uint64_t write_time;
+		uint64_t change_time;
+		uint32_t attributes;    /* 0: leave alone */
+	} basic;
+	uint64_t value;
+	uint32_t flags;
+	struct {
+		bool replace_if_exists;
+		uint64_t root_directory;
+		struct smb2_name16 name; /* UTF-16LE, even, non-empty */
+	} rename;
+};
+
+/*
+ * Parses the SET_INFO buffer of a file information class, each class
+ * with its own length check:
+ *   INVALID_INFO_CLASS    a class this parser does not know
+ *   INFO_LENGTH_MISMATCH  shorter than the class's fixed part
+ *   INVALID_PARAMETER     a name length that is 0, odd or past the end
+ * Bytes after a fixed-size structure are ignored, as Windows does
+ * (MS-FSA 2.1.5.14 only refuses a buffer that is too small).
+ */
+NTSTATUS smb2_setinfo_pull(uint8_t info_class, const uint8_t *buf,
+			   size_t len, struct smb2_setinfo *out);
+
 /* ---- directory enumeration (QUERY_DIRECTORY) ---- */
 
 /* Fixed size of one entry before FileName; 0 if not supported. */

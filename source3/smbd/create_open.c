@@ -126,12 +126,16 @@ static NTSTATUS check_existing(const struct smbd_create_params *p,
 
 /* The READONLY attribute refuses writing and deleting (MS-FSA). */
 static NTSTATUS check_readonly(const struct smbd_create_params *p,
-			       const struct statx *st)
+			       struct vfs_fh *fh)
 {
-	struct smb2_file_meta m;
+	struct smbd_dosmode dm;
+	NTSTATUS status = smbd_dosmode_current(fh, smbd_filename_base(p->path),
+					       &dm);
 
-	smbd_meta_from_statx(st, smbd_filename_base(p->path), &m);
-	if ((m.attributes & SMB2_FILE_ATTRIBUTE_READONLY) == 0) {
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if ((dm.attrs & SMB2_FILE_ATTRIBUTE_READONLY) == 0) {
 		return NT_STATUS_OK;
 	}
 	if (p->options & SMB2_FILE_DELETE_ON_CLOSE) {
@@ -144,6 +148,25 @@ static NTSTATUS check_readonly(const struct smbd_create_params *p,
 	return NT_STATUS_OK;
 }
 
+/*
+ * FileAttributes of a new or overwritten file (MS-FSA 2.1.5.1.2.1): what
+ * the client asked for, plus ARCHIVE for files.  A new file with nothing
+ * beyond that costs no xattr: the statx-derived default says the same.
+ */
+static NTSTATUS store_attributes(const struct smbd_create_params *p,
+				 struct smbd_create_result *out, bool always)
+{
+	uint32_t attrs = p->attributes & SMBD_DOSMODE_STORED;
+
+	if (!S_ISDIR(out->st.stx_mode)) {
+		attrs |= SMB2_FILE_ATTRIBUTE_ARCHIVE;
+	}
+	if (!always && (attrs & ~SMB2_FILE_ATTRIBUTE_ARCHIVE) == 0) {
+		return NT_STATUS_OK;
+	}
+	return smbd_dosmode_set(out->fh, attrs);
+}
+
 static NTSTATUS overwrite(const struct smbd_create_params *p,
 			  struct smbd_create_result *out)
 {
@@ -151,6 +174,9 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_fstat(out->fh, &out->st);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = store_attributes(p, out, true);
 	}
 	out->action = p->disposition == SMB2_FILE_SUPERSEDE ?
 		SMB2_FILE_SUPERSEDED : SMB2_FILE_OVERWRITTEN;
@@ -165,7 +191,7 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 	NTSTATUS status = check_existing(p, &out->st);
 
 	if (NT_STATUS_IS_OK(status)) {
-		status = check_readonly(p, &out->st);
+		status = check_readonly(p, out->fh);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_check(server, &out->st, p->access,
@@ -200,6 +226,9 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 				    &out->st);
 	}
 	out->action = SMB2_FILE_CREATED;
+	if (NT_STATUS_IS_OK(status)) {
+		status = store_attributes(p, out, false);
+	}
 	return status;
 }
 

@@ -17,6 +17,7 @@ struct smbd_dir {
 	char *pending;          /* read, matched, not yet sent */
 	uint64_t matched;       /* entries sent since the (re)start */
 	bool ended;
+	bool xattrs;            /* false once the fs refused user xattrs */
 };
 
 static NTSTATUS dir_state(struct smbd_open *open, struct smbd_dir **out)
@@ -37,6 +38,7 @@ static NTSTATUS dir_state(struct smbd_open *open, struct smbd_dir **out)
 		talloc_free(d);
 		return status;
 	}
+	d->xattrs = true;
 	open->dir_state = d;
 	*out = d;
 	return NT_STATUS_OK;
@@ -64,25 +66,55 @@ static NTSTATUS dir_restart(struct smbd_dir *d, const char *pattern,
 }
 
 /* "." is the directory; ".." its parent, or itself at the share root. */
-static NTSTATUS dir_dot_stat(TALLOC_CTX *mem_ctx, struct smbd_open *open,
-			     int which, struct statx *st)
+static NTSTATUS dir_dot_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			     int which, struct smb2_file_meta *m)
 {
 	const char *slash = strrchr(open->name, '/');
-	struct vfs_fh *parent = NULL;
+	const char *name = which == 0 ? "." : "..";
+	struct vfs_fh *fh = open->fh;
+	struct statx st;
 	char *path = NULL;
 	NTSTATUS status;
 
-	if (which == 0 || open->name[0] == '\0') {
-		return vfs_fstat(open->fh, st);
+	if (which != 0 && open->name[0] != '\0') {
+		path = talloc_strndup(mem_ctx, open->name,
+				      slash ? (size_t)(slash - open->name) : 0);
+		if (path == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		status = vfs_openat(mem_ctx, open->tcon->vfs, path,
+				    O_PATH | O_DIRECTORY, &fh, &st);
+		talloc_free(path);
+	} else {
+		status = vfs_fstat(fh, &st);
 	}
-	path = talloc_strndup(mem_ctx, open->name,
-			      slash ? (size_t)(slash - open->name) : 0);
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_meta_from_fh(fh, &st, name, m);
+	}
+	if (fh != open->fh) {
+		talloc_free(fh);
+	}
+	return status;
+}
+
+/* An entry's metadata with its stored DOS attributes. */
+static NTSTATUS dir_entry_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			       struct smbd_dir *d, const char *name,
+			       struct smb2_file_meta *m)
+{
+	char *path = NULL;
+	NTSTATUS status;
+
+	if (d->dots < 2) {
+		return dir_dot_meta(mem_ctx, open, d->dots, m);
+	}
+	path = open->name[0] == '\0' ? talloc_strdup(mem_ctx, name) :
+		talloc_asprintf(mem_ctx, "%s/%s", open->name, name);
 	if (path == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = vfs_openat(mem_ctx, open->tcon->vfs, path,
-			    O_PATH | O_DIRECTORY, &parent, st);
-	talloc_free(parent);
+	status = smbd_meta_at(mem_ctx, open->tcon->vfs, path, name,
+			      &d->xattrs, m);
 	talloc_free(path);
 	return status;
 }
@@ -129,13 +161,14 @@ static NTSTATUS dir_add(TALLOC_CTX *tmp, struct smbd_open *open,
 {
 	struct smb2_name16 n16 = {};
 	struct smb2_file_meta m;
-	struct statx st;
 	uint8_t *u = NULL;
 	NTSTATUS status;
 
 	*added = *full = false;
-	status = d->dots < 2 ? dir_dot_stat(tmp, open, d->dots, &st) :
-		vfs_statat(open->fh, open->name, name, &st);
+	status = dir_entry_meta(tmp, open, d, name, &m);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_NO_MEMORY)) {
+		return status;
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return NT_STATUS_OK;
 	}
@@ -145,7 +178,6 @@ static NTSTATUS dir_add(TALLOC_CTX *tmp, struct smbd_open *open,
 		return NT_STATUS_OK;
 	}
 	n16.data = u;
-	smbd_meta_from_statx(&st, name, &m);
 	if (!smb2_dirlist_add(l, &m, &n16)) {
 		*full = true;
 		if (d->dots >= 2 && name != d->pending) {

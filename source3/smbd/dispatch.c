@@ -34,11 +34,14 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_QUERY_INFO] = { "QUERY_INFO", SMBD_NEED_TCON,
 				 .fileid_ofs = 0x18, .charge_ofs = 0x04,
 				 .charge_ofs2 = 0x0C, CMD(query_info) },
+	/* MS-SMB2 2.2.39: FileId follows AdditionalInformation at 0x10 */
+	[SMB2_OP_SET_INFO] = { "SET_INFO", SMBD_NEED_TCON,
+			       .fileid_ofs = 0x10, .charge_ofs = 0x04,
+			       CMD(set_info) },
 	/*
 	 * Not implemented yet, answered STATUS_NOT_SUPPORTED by the
 	 * pipeline (docs/protocol.md lists them): LOCK, CHANGE_NOTIFY,
-	 * SET_INFO, OPLOCK_BREAK.  CANCEL has no
-	 * response at all.
+	 * OPLOCK_BREAK.  CANCEL has no response at all.
 	 */
 };
 

@@ -160,8 +160,10 @@ NTSTATUS smbd_open_meta(struct smbd_open *open, struct smb2_file_meta *m)
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	smbd_meta_from_statx(&st, smbd_filename_base(open->name), m);
+	smbd_meta_from_fh(open->fh, &st, smbd_filename_base(open->name), m);
+	m->delete_pending = open->file != NULL && open->file->delete_pending;
 	m->access_mask = open->access_mask;
+	m->position = open->position;
 	m->mode = open->create_options & SMBD_MODE_BITS;
 	return NT_STATUS_OK;
 }

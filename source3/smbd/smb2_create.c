@@ -202,7 +202,8 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 		.file_id = { open->persistent_id, open->volatile_id },
 	};
 
-	smbd_meta_from_statx(&res->st, smbd_filename_base(a->path), &m);
+	smbd_meta_from_fh(res->fh != NULL ? res->fh : open->fh, &res->st,
+			  smbd_filename_base(a->path), &m);
 	out.creation_time = m.create_time;
 	out.last_access_time = m.access_time;
 	out.last_write_time = m.write_time;
@@ -264,6 +265,7 @@ static NTSTATUS create_do_open(struct create_args *a,
 		.share_access = a->r.share_access,
 		.disposition = a->r.create_disposition,
 		.options = a->r.create_options,
+		.attributes = a->r.file_attributes,
 		.read_only_share = req->tcon->read_only,
 	};
 	NTSTATUS status = create_check_contexts(&a->r.contexts);

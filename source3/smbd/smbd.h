@@ -159,6 +159,7 @@ struct smbd_open {
 	struct smbd_file *file;
 	struct smbd_open *file_prev, *file_next;
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
+	uint64_t position;              /* FilePositionInformation */
 };
 
 /*
@@ -245,6 +246,7 @@ SMBD_CMD(write);
 SMBD_CMD(flush);
 SMBD_CMD(query_directory);
 SMBD_CMD(query_info);
+SMBD_CMD(set_info);
 SMBD_CMD(echo);
 SMBD_CMD(ioctl);
 #undef SMBD_CMD
