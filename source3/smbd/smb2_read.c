@@ -12,6 +12,7 @@
 
 struct smb2_read_state {
 	struct smb2_read_req r;
+	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
 	size_t nread;
 	struct smbd_response rsp;
@@ -87,6 +88,7 @@ struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
 	if (tevent_req_nomem(state->buf, result)) {
 		return tevent_req_post(result, ev);
 	}
+	state->open = req->open;
 	subreq = vfs_pread_send(state, ev, req->open->fh, state->buf,
 				state->r.length, state->r.offset);
 	if (tevent_req_nomem(subreq, result)) {
@@ -117,6 +119,13 @@ static void smb2_read_done(struct tevent_req *subreq)
 		tevent_req_nterror(req, NT_STATUS_END_OF_FILE);
 		return;
 	}
+	/*
+	 * FilePositionInformation follows reads, as in Samba (smbtorture
+	 * smb2.read.position).  The open outlives this request: requests
+	 * on a connection run one at a time, and a dropped connection
+	 * frees the request with the open.
+	 */
+	state->open->position = state->r.offset + state->nread;
 	if (!smb2_read_respond(req, state)) {
 		return;
 	}
