@@ -44,8 +44,9 @@ integration: build asan
 fuzz: asan
 	@tests/fuzz/run-fuzzers.sh
 
+# smbtorture suites against ringsmb and Samba: docs/compatibility.md
 compat: build
-	@.venv/bin/python3 -m pytest -q tests/compat
+	@.venv/bin/python3 tests/compat/torture.py --compare
 
 bench: build
 	@tests/bench/run.sh

@@ -6,6 +6,9 @@ Steps (each can be chosen with --only):
   unit-asan    the same binaries built with clang ASan+UBSan (build-asan/)
   fuzz         replay of every libFuzzer seed corpus (build-asan/)
   integration  pytest against a real smbd (the ASan build) with real clients
+  torture      smbtorture suites (tests/compat/suites.txt) against the ASan
+               smbd; fails when a subtest in tests/compat/expected-pass.txt
+               fails, or on a server crash or sanitizer report
 """
 import argparse
 import os
@@ -123,6 +126,25 @@ def step_integration(t):
     tally_pytest(t, 'integration (normal build, memory)', code, out)
 
 
+def step_torture(t):
+    env = dict(os.environ)
+    env.setdefault('RINGSMB_SMBD', os.path.join(
+        TOP, 'build-asan', 'source3', 'smbd', 'smbd'))
+    env.setdefault('ASAN_OPTIONS', 'detect_leaks=1:abort_on_error=0')
+    # torture.py bounds itself (suites.txt, 480 s budget); this is a backstop
+    code, out = run([PY, 'tests/compat/torture.py', '--gate'], env=env,
+                    timeout=900)
+    m = re.search(r'^torture: (\d+) passed, (\d+) failed, (\d+) skipped',
+                  out, re.M)
+    if not m:
+        t.add('torture', 0, 1)
+        return
+    passed, failed, skipped = (int(x) for x in m.groups())
+    if code != 0 and failed == 0:
+        failed = 1
+    t.add('torture', passed, failed, skipped)
+
+
 def tally_pytest(t, label, code, out):
     counts = {'passed': 0, 'failed': 0, 'skipped': 0}
     tail = out.strip().splitlines()[-1] if out.strip() else ''
@@ -137,9 +159,11 @@ def tally_pytest(t, label, code, out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--only', choices=['unit', 'unit-asan', 'fuzz',
-                                       'integration'], action='append')
+                                       'integration', 'torture'],
+                    action='append')
     args = ap.parse_args()
-    steps = args.only or ['unit', 'unit-asan', 'fuzz', 'integration']
+    steps = args.only or ['unit', 'unit-asan', 'fuzz', 'integration',
+                          'torture']
     t = Tally()
     start = time.time()
     for s in steps:
@@ -152,6 +176,8 @@ def main():
             step_fuzz(t)
         elif s == 'integration':
             step_integration(t)
+        elif s == 'torture':
+            step_torture(t)
     print('==== summary (%.0f s) ====' % (time.time() - start))
     for f in t.failures:
         print('FAILED ' + f)
