@@ -113,6 +113,10 @@ static NTSTATUS ioctl_find_open(struct smbd_ioctl *io)
 		return fsctl_needs_no_file(io->r->ctl_code) ?
 			NT_STATUS_OK : NT_STATUS_FILE_CLOSED;
 	}
+	/* 3.3.5.15.11: asked with a FileId at all (smbtorture checks it) */
+	if (io->r->ctl_code == FSCTL_QUERY_NETWORK_INTERFACE_INFO) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
 	io->open = smbd_open_find(io->req->tcon, id->persistent,
 				  id->volatile_id);
 	return io->open != NULL ? NT_STATUS_OK : NT_STATUS_FILE_CLOSED;
@@ -195,7 +199,10 @@ static NTSTATUS ioctl_check(const struct smbd_conn *conn,
 	return NT_STATUS_OK;
 }
 
-/* A handler's result: an error alone, or a body with the status. */
+/*
+ * A handler's result: an error alone, or the IOCTL body (with an empty
+ * output when the handler has none) and the status.
+ */
 static NTSTATUS ioctl_respond(struct smbd_ioctl *io, NTSTATUS status,
 			      struct smbd_response *rsp)
 {
@@ -204,7 +211,7 @@ static NTSTATUS ioctl_respond(struct smbd_ioctl *io, NTSTATUS status,
 		.output = { io->out, io->out_len },
 	};
 
-	if (!io->have_output) {
+	if (NT_STATUS_IS_ERR(status) && !io->have_output) {
 		return status;
 	}
 	rsp->status = status;

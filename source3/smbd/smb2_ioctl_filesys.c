@@ -27,6 +27,9 @@ static NTSTATUS fsctl_set_sparse(struct smbd_ioctl *io)
 {
 	bool sparse = false;
 
+	if (io->open->is_dir) {
+		return NT_STATUS_INVALID_PARAMETER;	/* MS-FSA, smbtorture */
+	}
 	if (!may(io->open, SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA |
 		 SMB2_FILE_WRITE_ATTRIBUTES)) {
 		return NT_STATUS_ACCESS_DENIED;
@@ -131,9 +134,6 @@ static NTSTATUS fsctl_query_allocated_ranges(struct smbd_ioctl *io)
 	if (q.file_offset > INT64_MAX || q.length > INT64_MAX - q.file_offset) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (io->max_out < SMB2_ALLOC_RANGE_SIZE) {
-		return NT_STATUS_BUFFER_TOO_SMALL;
-	}
 	status = vfs_fstat(io->open->fh, &st);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -146,6 +146,10 @@ static NTSTATUS fsctl_query_allocated_ranges(struct smbd_ioctl *io)
 	}
 	status = qar_walk(io, q.file_offset, end, &n);
 	io->out_len = n * SMB2_ALLOC_RANGE_SIZE;
+	/* no ranges is success whatever the size; one that does not fit */
+	if (NT_STATUS_EQUAL(status, NT_STATUS_BUFFER_OVERFLOW) && n == 0) {
+		status = NT_STATUS_BUFFER_TOO_SMALL;
+	}
 	if (NT_STATUS_IS_ERR(status)) {
 		io->have_output = false;
 	}

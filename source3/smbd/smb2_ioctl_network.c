@@ -138,9 +138,6 @@ NTSTATUS smbd_fsctl_net_iface(struct smbd_ioctl *io)
 	uint8_t *out = NULL;
 	NTSTATUS status = NT_STATUS_OK;
 
-	if (io->open != NULL) {
-		return NT_STATUS_INVALID_PARAMETER;	/* as Samba */
-	}
 	l = talloc_zero(io->mem_ctx, struct iface_list);
 	if (l == NULL) {
 		return NT_STATUS_NO_MEMORY;

@@ -151,6 +151,8 @@ class Client:
         try:
             rsp = self.conn.receive(r, timeout=TIMEOUT)
             status, body = OK, rsp["data"].get_value()
+            # success is an IOCTL response body, output or not
+            assert struct.unpack_from("<H", body)[0] == 49
         except SMBResponseException as e:
             status, body = e.status, e.header["data"].get_value()
         return status, ioctl_output(body)
@@ -528,6 +530,9 @@ def test_allocated_ranges_edges(client, wsrv):
     assert st == INVALID_PARAMETER
     st, _ = allocated_ranges(client, f, 0, 100, max_out=8)
     assert st == BUFFER_TOO_SMALL
+    # nothing to return fits any buffer
+    st, _ = allocated_ranges(client, f, 20000, 100, max_out=0)
+    assert st == OK
     f.close()
 
 
@@ -563,6 +568,10 @@ def test_set_sparse_variants(client, wsrv):
     st, _ = client.ioctl(FSCTL_SET_SPARSE, f.file_id, b"\x01", max_out=0)
     assert st == ACCESS_DENIED
     f.close()
+    d = client.open("", A.FILE_READ_ATTRIBUTES | A.FILE_WRITE_ATTRIBUTES)
+    st, _ = client.ioctl(FSCTL_SET_SPARSE, d.file_id, b"\x01", max_out=0)
+    assert st == INVALID_PARAMETER              # a directory
+    d.close()
 
 
 # ----------------------------------------------------- other control codes
