@@ -48,7 +48,7 @@
 struct smb2_copychunk_copy {
 	const uint8_t *source_key;	/* SMB2_RESUME_KEY_LEN bytes */
 	uint32_t chunk_count;
-	const uint8_t *chunks;		/* chunk_count elements, in the input */
+	const uint8_t *chunks;		/* chunk_count elements (input) */
 };
 
 struct smb2_copychunk {

@@ -85,7 +85,7 @@ size_t smb2_resume_key_rsp_push(const uint8_t *key, uint8_t *buf,
 
 	smb2_wr_bytes(&w, key, SMB2_RESUME_KEY_LEN);
 	smb2_wr_u32(&w, 0);			/* ContextLength */
-	smb2_wr_zero(&w, 4);			/* Context, as Samba sends */
+	smb2_wr_zero(&w, 4);			/* Context (as Samba) */
 	return w.overflow ? 0 : w.ofs;
 }
 

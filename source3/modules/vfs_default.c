@@ -362,7 +362,8 @@ static int bounce_copy(int sfd, uint64_t soff, int dfd, uint64_t doff,
 		size_t n = left < piece ? (size_t)left : piece;
 		uint64_t at = backward ? left - n : len - left;
 
-		ret = bounce_piece(sfd, soff + at, dfd, doff + at, buf, n, &got);
+		ret = bounce_piece(sfd, soff + at, dfd, doff + at, buf, n,
+				   &got);
 		if (ret == 0 && got < n && !backward) {
 			*copied += got;
 			break;

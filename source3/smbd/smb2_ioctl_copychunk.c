@@ -137,7 +137,8 @@ static NTSTATUS copy_one_chunk(struct smbd_open *src, struct smbd_open *dst,
 	status = vfs_copy_range(src->fh, ch->source_offset, dst->fh,
 				ch->target_offset, ch->length, &copied);
 	if (NT_STATUS_IS_OK(status) && copied != ch->length) {
-		status = NT_STATUS_INVALID_VIEW_SIZE;	/* shrank meanwhile */
+		/* the source shrank meanwhile */
+		status = NT_STATUS_INVALID_VIEW_SIZE;
 	}
 	return status;
 }

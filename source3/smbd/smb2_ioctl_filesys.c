@@ -27,8 +27,9 @@ static NTSTATUS fsctl_set_sparse(struct smbd_ioctl *io)
 {
 	bool sparse = false;
 
+	/* MS-FSA 2.1.5.9.38, as smbtorture's sparse_dir_flag checks */
 	if (io->open->is_dir) {
-		return NT_STATUS_INVALID_PARAMETER;	/* MS-FSA, smbtorture */
+		return NT_STATUS_INVALID_PARAMETER;
 	}
 	if (!may(io->open, SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA |
 		 SMB2_FILE_WRITE_ATTRIBUTES)) {
@@ -161,8 +162,9 @@ static NTSTATUS fsctl_get_compression(struct smbd_ioctl *io)
 {
 	uint8_t *out = NULL;
 
+	/* Samba's answer to a short output buffer */
 	if (io->max_out < sizeof(uint16_t)) {
-		return NT_STATUS_INVALID_USER_BUFFER;	/* Samba's answer */
+		return NT_STATUS_INVALID_USER_BUFFER;
 	}
 	out = smbd_ioctl_output(io, sizeof(uint16_t));
 	if (out == NULL) {
