@@ -467,6 +467,42 @@ NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
 	return vfs_status(m->ops->fsetxattr(m, fh, name, buf, len, flags));
 }
 
+NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
+			struct vfs_fh *dst, uint64_t dst_off, uint64_t len,
+			uint64_t *copied)
+{
+	struct vfs_module *m = dst->vfs->top;
+
+	*copied = 0;
+	if (src_off > INT64_MAX || len > INT64_MAX - src_off ||
+	    dst_off > INT64_MAX || len > INT64_MAX - dst_off) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	VFS_FIND(m, copy_range);
+	return vfs_status(m->ops->copy_range(m, src, src_off, dst, dst_off,
+					     len, copied));
+}
+
+NTSTATUS vfs_data_extent(struct vfs_fh *fh, uint64_t off, uint64_t *start,
+			 uint64_t *end)
+{
+	struct vfs_module *m = fh->vfs->top;
+	int ret;
+
+	if (off > INT64_MAX) {
+		return NT_STATUS_END_OF_FILE;
+	}
+	VFS_FIND(m, seek_data);
+	ret = m->ops->seek_data(m, fh, off, SEEK_DATA, start);
+	if (ret == -ENXIO) {
+		return NT_STATUS_END_OF_FILE;
+	}
+	if (ret == 0) {
+		ret = m->ops->seek_data(m, fh, *start, SEEK_HOLE, end);
+	}
+	return vfs_status(ret);
+}
+
 /* ---- async I/O ---- */
 
 void vfs_io_done(struct tevent_req *req, size_t count)

@@ -160,6 +160,21 @@ struct vfs_ops {
 			 const char *name, const void *buf, size_t len,
 			 int flags);
 
+	/*
+	 * Server-side copy (FSCTL_SRV_COPYCHUNK), synchronous: len bytes
+	 * from src at src_off to dst at dst_off without passing through
+	 * the client (copy_file_range(2) where the kernel can).  Short
+	 * copies are continued; *copied < len only at the end of src.
+	 * src and dst may be the same file with overlapping ranges: the
+	 * result is as memmove's.
+	 */
+	int (*copy_range)(struct vfs_module *m, struct vfs_fh *src,
+			  uint64_t src_off, struct vfs_fh *dst,
+			  uint64_t dst_off, uint64_t len, uint64_t *copied);
+	/* lseek(2) SEEK_DATA / SEEK_HOLE: *res the offset found */
+	int (*seek_data)(struct vfs_module *m, struct vfs_fh *fh,
+			 uint64_t off, int whence, uint64_t *res);
+
 	/* Enumeration of an open directory (not O_PATH). */
 	int (*opendir)(struct vfs_module *m, TALLOC_CTX *mem_ctx,
 		       struct vfs_fh *fh, struct vfs_dir **dir);
@@ -231,6 +246,17 @@ NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 		       size_t len, size_t *got);
 NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
 		       const void *buf, size_t len, int flags);
+
+/* see the copy_range op; ranges past INT64_MAX: INVALID_PARAMETER */
+NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
+			struct vfs_fh *dst, uint64_t dst_off, uint64_t len,
+			uint64_t *copied);
+/*
+ * The first data extent [*start, *end) at or after off (SEEK_DATA, then
+ * SEEK_HOLE); END_OF_FILE when there is no data after off.
+ */
+NTSTATUS vfs_data_extent(struct vfs_fh *fh, uint64_t off, uint64_t *start,
+			 uint64_t *end);
 
 NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 		     struct vfs_dir **out);

@@ -10,7 +10,9 @@
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/param.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -305,6 +307,117 @@ static int default_fallocate(struct vfs_module *m, struct vfs_fh *fh,
 		-errno : 0;
 }
 
+/*
+ * Through a bounce buffer, for what copy_file_range(2) refuses: ranges
+ * of one file that overlap (EINVAL), and file systems or kernels without
+ * it.  Moving forward copies back to front, so the result is memmove's.
+ */
+#define BOUNCE_SIZE (1024 * 1024)
+
+static int bounce_piece(int sfd, uint64_t soff, int dfd, uint64_t doff,
+			uint8_t *buf, size_t n, size_t *got)
+{
+	ssize_t r = 0;
+	size_t done = 0;
+
+	*got = 0;
+	while (done < n) {
+		r = pread(sfd, buf + done, n - done, (off_t)(soff + done));
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r < 0) {
+			return -errno;
+		}
+		if (r == 0) {
+			break;          /* end of the source */
+		}
+		done += (size_t)r;
+	}
+	*got = done;
+	for (n = 0; n < done; n += (size_t)r) {
+		r = pwrite(dfd, buf + n, done - n, (off_t)(doff + n));
+		if (r < 0 && errno != EINTR) {
+			return -errno;
+		}
+		r = r < 0 ? 0 : r;
+	}
+	return 0;
+}
+
+static int bounce_copy(int sfd, uint64_t soff, int dfd, uint64_t doff,
+		       uint64_t len, uint64_t *copied)
+{
+	bool backward = doff > soff;
+	size_t piece = len < BOUNCE_SIZE ? (size_t)len : BOUNCE_SIZE;
+	uint8_t *buf = malloc(piece > 0 ? piece : 1);
+	uint64_t left = len;
+	size_t got = 0;
+	int ret = 0;
+
+	if (buf == NULL) {
+		return -ENOMEM;
+	}
+	while (left > 0 && ret == 0) {
+		size_t n = left < piece ? (size_t)left : piece;
+		uint64_t at = backward ? left - n : len - left;
+
+		ret = bounce_piece(sfd, soff + at, dfd, doff + at, buf, n,
+				   &got);
+		if (ret == 0 && got < n && !backward) {
+			*copied += got;
+			break;
+		}
+		*copied += got;
+		left -= n;
+	}
+	free(buf);
+	return ret;
+}
+
+static int default_copy_range(struct vfs_module *m, struct vfs_fh *src,
+			      uint64_t src_off, struct vfs_fh *dst,
+			      uint64_t dst_off, uint64_t len,
+			      uint64_t *copied)
+{
+	loff_t in = (loff_t)src_off, out = (loff_t)dst_off;
+	ssize_t r = 0;
+
+	*copied = 0;
+	while (*copied < len) {
+		r = copy_file_range(src->fd, &in, dst->fd, &out,
+				    (size_t)MIN(len - *copied, 1 << 30), 0);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r <= 0) {
+			break;
+		}
+		*copied += (uint64_t)r;
+	}
+	if (r == 0 || *copied == len) {
+		return 0;       /* done, or the end of the source */
+	}
+	if (errno != EINVAL && errno != EXDEV && errno != EOPNOTSUPP &&
+	    errno != ENOSYS) {
+		return -errno;
+	}
+	return bounce_copy(src->fd, src_off + *copied, dst->fd,
+			   dst_off + *copied, len - *copied, copied);
+}
+
+static int default_seek_data(struct vfs_module *m, struct vfs_fh *fh,
+			     uint64_t off, int whence, uint64_t *res)
+{
+	off_t r = lseek(fh->fd, (off_t)off, whence);
+
+	if (r < 0) {
+		return -errno;
+	}
+	*res = (uint64_t)r;
+	return 0;
+}
+
 static int default_fntimes(struct vfs_module *m, struct vfs_fh *fh,
 			   const struct timespec ts[2])
 {
@@ -587,6 +700,8 @@ const struct vfs_ops vfs_default_ops = {
 	.fntimes = default_fntimes,
 	.fgetxattr = default_fgetxattr,
 	.fsetxattr = default_fsetxattr,
+	.copy_range = default_copy_range,
+	.seek_data = default_seek_data,
 	.pread_send = default_pread_send,
 	.pwrite_send = default_pwrite_send,
 	.fsync_send = default_fsync_send,

@@ -1,14 +1,17 @@
 /*
- * IOCTL (MS-SMB2 3.3.5.15).  Only FSCTL_VALIDATE_NEGOTIATE_INFO so far,
- * which SMB 3.0/3.0.2 clients send on every signed tree connect to detect
- * a downgraded NEGOTIATE; every other control code answers
- * STATUS_NOT_SUPPORTED (docs/protocol.md).
+ * IOCTL (MS-SMB2 3.3.5.15): the checks every control code shares, the
+ * FileId, and the dispatch by device type (MS-FSCC 2.3: CtlCode >> 16).
+ * FSCTL_VALIDATE_NEGOTIATE_INFO is answered here; the others in
+ * smb2_ioctl_copychunk.c, smb2_ioctl_filesys.c and smb2_ioctl_network.c.
+ * A code nobody answers gets INVALID_DEVICE_REQUEST, as Samba gives on a
+ * disk share; never a silent success (docs/protocol.md).
  */
 #include <string.h>
 #include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/signing.h"
+#include "source3/smbd/smb2_ioctl.h"
 
 /* VALIDATE_NEGOTIATE_INFO request (2.2.31.4) and response (2.2.32.6) */
 #define VNEG_REQ_FIXED 24
@@ -81,25 +84,163 @@ static NTSTATUS validate_negotiate(TALLOC_CTX *mem_ctx,
 	return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 }
 
+uint8_t *smbd_ioctl_output(struct smbd_ioctl *io, size_t len)
+{
+	/* one spare byte: an empty output still has a talloc chunk */
+	io->out = talloc_zero_size(io->mem_ctx, len + 1);
+	io->out_len = len;
+	io->have_output = io->out != NULL;
+	return io->out;
+}
+
+/*
+ * Codes that work without a file (FileId all 0xFF), as Samba lets them;
+ * any other code without one is FILE_CLOSED.
+ */
+static bool fsctl_needs_no_file(uint32_t code)
+{
+	return code == FSCTL_DFS_GET_REFERRALS ||
+	       code == FSCTL_DFS_GET_REFERRALS_EX ||
+	       code == FSCTL_PIPE_WAIT ||
+	       code == FSCTL_QUERY_NETWORK_INTERFACE_INFO;
+}
+
+static NTSTATUS ioctl_find_open(struct smbd_ioctl *io)
+{
+	const struct smb2_file_id *id = &io->r->file_id;
+
+	if (id->persistent == UINT64_MAX && id->volatile_id == UINT64_MAX) {
+		return fsctl_needs_no_file(io->r->ctl_code) ?
+			NT_STATUS_OK : NT_STATUS_FILE_CLOSED;
+	}
+	/* 3.3.5.15.11: asked with a FileId at all (smbtorture checks it) */
+	if (io->r->ctl_code == FSCTL_QUERY_NETWORK_INTERFACE_INFO) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	io->open = smbd_open_find(io->req->tcon, id->persistent,
+				  id->volatile_id);
+	return io->open != NULL ? NT_STATUS_OK : NT_STATUS_FILE_CLOSED;
+}
+
+/*
+ * DFS referrals on a share that is no DFS root, and named-pipe codes on
+ * a disk share: the statuses Samba 4.17 gives.
+ */
+static NTSTATUS fsctl_dfs(const struct smbd_ioctl *io)
+{
+	if (io->open != NULL) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return io->r->ctl_code == FSCTL_DFS_GET_REFERRALS ?
+		NT_STATUS_NOT_FOUND : NT_STATUS_INVALID_DEVICE_REQUEST;
+}
+
+static NTSTATUS fsctl_pipe(const struct smbd_ioctl *io)
+{
+	switch (io->r->ctl_code) {
+	case FSCTL_PIPE_WAIT:
+		return io->open != NULL ? NT_STATUS_INVALID_PARAMETER :
+			NT_STATUS_INVALID_DEVICE_REQUEST;
+	case FSCTL_PIPE_TRANSCEIVE:
+		return NT_STATUS_NOT_SUPPORTED;
+	default:
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
+}
+
+static NTSTATUS fsctl_network_fs(struct smbd_ioctl *io)
+{
+	switch (io->r->ctl_code) {
+	case FSCTL_SRV_REQUEST_RESUME_KEY:
+		return smbd_fsctl_resume_key(io);
+	case FSCTL_SRV_COPYCHUNK:
+	case FSCTL_SRV_COPYCHUNK_WRITE:
+		return smbd_fsctl_copychunk(io);
+	case FSCTL_QUERY_NETWORK_INTERFACE_INFO:
+		return smbd_fsctl_net_iface(io);
+	default:
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
+}
+
+static NTSTATUS fsctl_dispatch(struct smbd_ioctl *io)
+{
+	NTSTATUS status = ioctl_find_open(io);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	switch (io->r->ctl_code >> 16) {
+	case FSCTL_DEVICE_DFS:
+		return fsctl_dfs(io);
+	case FSCTL_DEVICE_NAMED_PIPE:
+		return fsctl_pipe(io);
+	case FSCTL_DEVICE_NETWORK_FS:
+		return fsctl_network_fs(io);
+	case FSCTL_DEVICE_FILESYSTEM:
+		return smbd_fsctl_filesys(io);
+	default:
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
+}
+
+/* MS-SMB2 3.3.5.15: before any control code is looked at. */
+static NTSTATUS ioctl_check(const struct smbd_conn *conn,
+			    const struct smb2_ioctl_req *r)
+{
+	if (r->input.len > conn->max_transact ||
+	    r->output.len > conn->max_transact ||
+	    r->max_output_response > conn->max_transact) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (!(r->flags & SMB2_0_IOCTL_IS_FSCTL)) {
+		return NT_STATUS_NOT_SUPPORTED;	/* device IOCTLs */
+	}
+	return NT_STATUS_OK;
+}
+
+/*
+ * A handler's result: an error alone, or the IOCTL body (with an empty
+ * output when the handler has none) and the status.
+ */
+static NTSTATUS ioctl_respond(struct smbd_ioctl *io, NTSTATUS status,
+			      struct smbd_response *rsp)
+{
+	struct smb2_ioctl_rsp out = {
+		.ctl_code = io->r->ctl_code, .file_id = io->r->file_id,
+		.output = { io->out, io->out_len },
+	};
+
+	if (NT_STATUS_IS_ERR(status) && !io->have_output) {
+		return status;
+	}
+	rsp->status = status;
+	rsp->body = smb2_ioctl_rsp_push(io->mem_ctx, &out, &rsp->body_len);
+	return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
 struct tevent_req *smb2_ioctl_send(TALLOC_CTX *mem_ctx,
 				   struct tevent_context *ev,
 				   struct smbd_request *req)
 {
 	struct smbd_response rsp = { .status = NT_STATUS_OK };
-	struct smb2_ioctl_req r;
+	struct smb2_ioctl_req r = {};
+	struct smbd_ioctl io = { .mem_ctx = mem_ctx, .req = req, .r = &r };
 	NTSTATUS status = smb2_ioctl_req_pull(req->pdu, &r);
 
-	if (NT_STATUS_IS_OK(status) && !(r.flags & SMB2_0_IOCTL_IS_FSCTL)) {
-		status = NT_STATUS_NOT_SUPPORTED;       /* device IOCTLs */
-	}
 	if (NT_STATUS_IS_OK(status)) {
-		if (r.ctl_code == FSCTL_VALIDATE_NEGOTIATE_INFO) {
-			status = validate_negotiate(mem_ctx, req, &r, &rsp);
-		} else {
-			DBG_INFO("%s: FSCTL 0x%08x not supported\n",
-				 req->conn->peer, r.ctl_code);
-			status = NT_STATUS_NOT_SUPPORTED;
-		}
+		status = ioctl_check(req->conn, &r);
+	}
+	if (NT_STATUS_IS_OK(status) &&
+	    r.ctl_code == FSCTL_VALIDATE_NEGOTIATE_INFO) {
+		status = validate_negotiate(mem_ctx, req, &r, &rsp);
+	} else if (NT_STATUS_IS_OK(status)) {
+		io.max_out = r.max_output_response;
+		status = ioctl_respond(&io, fsctl_dispatch(&io), &rsp);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_INFO("%s: FSCTL 0x%08x: %s\n", req->conn->peer,
+			 r.ctl_code, nt_errstr(status));
 	}
 	return smbd_done_send(mem_ctx, ev, status,
 			      NT_STATUS_IS_OK(status) ? &rsp : NULL);
