@@ -80,6 +80,12 @@
 #define SMB2_FILE_ATTRIBUTE_INTEGRITY_STREAM	0x00008000
 #define SMB2_FILE_ATTRIBUTE_NO_SCRUB_DATA	0x00020000
 
+/*
+ * The largest file size NTFS allows, 2^44 - 2^16: a WRITE reaching past
+ * it is INVALID_PARAMETER on Windows and Samba
+ */
+#define SMB2_MAX_FILE_SIZE			0xFFFFFFF0000ULL
+
 /* CreateOptions */
 #define SMB2_FILE_DIRECTORY_FILE		0x00000001
 #define SMB2_FILE_WRITE_THROUGH			0x00000002
@@ -88,6 +94,7 @@
 #define SMB2_FILE_SYNCHRONOUS_IO_ALERT		0x00000010
 #define SMB2_FILE_SYNCHRONOUS_IO_NONALERT	0x00000020
 #define SMB2_FILE_NON_DIRECTORY_FILE		0x00000040
+#define SMB2_FILE_CREATE_TREE_CONNECTION	0x00000080
 #define SMB2_FILE_COMPLETE_IF_OPLOCKED		0x00000100
 #define SMB2_FILE_NO_EA_KNOWLEDGE		0x00000200
 #define SMB2_FILE_OPEN_REMOTE_INSTANCE		0x00000400
@@ -102,6 +109,21 @@
 #define SMB2_FILE_OPEN_REPARSE_POINT		0x00200000
 #define SMB2_FILE_OPEN_NO_RECALL		0x00400000
 #define SMB2_FILE_OPEN_FOR_FREE_SPACE_QUERY	0x00800000
+/* the top byte is reserved: INVALID_PARAMETER (smbtorture gentest) */
+#define SMB2_FILE_OPTIONS_RESERVED		0xFF000000
+
+/*
+ * FileAttributes a client may not ask for at CREATE: VOLUME, DEVICE,
+ * INTEGRITY_STREAM and everything above 0x8000 (smbtorture gentest,
+ * Windows and Samba answer INVALID_PARAMETER)
+ */
+#define SMB2_FILE_ATTRIBUTES_CREATE_INVALID	0xFFFF8048
+
+/*
+ * DesiredAccess bits no object grants: the reserved ones around the
+ * specific, standard and generic rights (Samba's SEC_MASK_INVALID)
+ */
+#define SMB2_ACCESS_MASK_INVALID		0x0CE0FE00
 
 #define FSCTL_DFS_GET_REFERRALS			0x00060194
 #define FSCTL_DFS_GET_REFERRALS_EX		0x000601B0

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <string.h>
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
@@ -167,6 +168,23 @@ static NTSTATUS store_attributes(const struct smbd_create_params *p,
 	return smbd_dosmode_set(out->fh, attrs);
 }
 
+/*
+ * AlSi: reserve the space (MS-FSA: AllocationSize of a new or overwritten
+ * file).  Best effort, as Samba: a file system without fallocate keeps
+ * what it has.
+ */
+static void reserve_allocation(const struct smbd_create_params *p,
+			       struct smbd_create_result *out)
+{
+	if (p->allocation_size == 0 || S_ISDIR(out->st.stx_mode)) {
+		return;
+	}
+	if (NT_STATUS_IS_OK(vfs_fallocate(out->fh, FALLOC_FL_KEEP_SIZE, 0,
+					  p->allocation_size))) {
+		vfs_fstat(out->fh, &out->st);
+	}
+}
+
 static NTSTATUS overwrite(const struct smbd_create_params *p,
 			  struct smbd_create_result *out)
 {
@@ -177,6 +195,9 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = store_attributes(p, out, true);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		reserve_allocation(p, out);
 	}
 	out->action = p->disposition == SMB2_FILE_SUPERSEDE ?
 		SMB2_FILE_SUPERSEDED : SMB2_FILE_OVERWRITTEN;
@@ -213,6 +234,14 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 {
 	NTSTATUS status;
 
+	if ((p->options & SMB2_FILE_DELETE_ON_CLOSE) &&
+	    (p->attributes & SMB2_FILE_ATTRIBUTE_READONLY)) {
+		return NT_STATUS_CANNOT_DELETE; /* before it exists */
+	}
+	if (p->attributes & SMB2_FILE_ATTRIBUTE_ENCRYPTED) {
+		/* no EFS: what a standalone Windows or Samba server says */
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	if (p->options & SMB2_FILE_DIRECTORY_FILE) {
 		status = vfs_mkdirat(tcon->vfs, p->path, CREATE_DIR_MODE);
 		if (NT_STATUS_IS_OK(status)) {
@@ -228,6 +257,9 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	out->action = SMB2_FILE_CREATED;
 	if (NT_STATUS_IS_OK(status)) {
 		status = store_attributes(p, out, false);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		reserve_allocation(p, out);
 	}
 	return status;
 }

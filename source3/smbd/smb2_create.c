@@ -46,11 +46,16 @@ static NTSTATUS create_check_options(const struct smb2_create_req *r)
 	    r->create_disposition != SMB2_FILE_OPEN_IF) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	if (opts & (SMB2_FILE_OPEN_BY_FILE_ID | SMB2_FILE_RESERVE_OPFILTER)) {
+	if (opts & SMB2_FILE_OPTIONS_RESERVED) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (opts & (SMB2_FILE_OPEN_BY_FILE_ID | SMB2_FILE_RESERVE_OPFILTER |
+		    SMB2_FILE_CREATE_TREE_CONNECTION)) {
 		return NT_STATUS_NOT_SUPPORTED;
 	}
 	if ((opts & SMB2_FILE_DELETE_ON_CLOSE) &&
-	    !(r->desired_access & (SMB2_DELETE | SMB2_GENERIC_ALL))) {
+	    !(r->desired_access & (SMB2_DELETE | SMB2_GENERIC_ALL |
+				   SMB2_MAXIMUM_ALLOWED))) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	return NT_STATUS_OK;
@@ -88,11 +93,28 @@ static NTSTATUS create_check_access(struct smbd_tcon *tcon,
 	a->max_access = tcon->read_only ? SMBD_MAX_ACCESS_READ_ONLY :
 		SMBD_FILE_ALL_ACCESS;
 	a->access = create_map_generic(a->r.desired_access, a->max_access);
+	/*
+	 * Nothing at all, bits no object has, or SYNCHRONIZE alone: what
+	 * Windows and Samba deny (smbtorture smb2.create.gentest)
+	 */
+	if (a->r.desired_access == 0 ||
+	    a->r.desired_access == SMB2_SYNCHRONIZE ||
+	    (a->r.desired_access & SMB2_ACCESS_MASK_INVALID)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	if (a->access & SMB2_ACCESS_SYSTEM_SECURITY) {
 		return NT_STATUS_PRIVILEGE_NOT_HELD;
 	}
 	if (a->access & ~a->max_access) {
 		return NT_STATUS_ACCESS_DENIED;
+	}
+	if ((a->r.create_options & SMB2_FILE_DELETE_ON_CLOSE) &&
+	    !(a->access & SMB2_DELETE)) {
+		return NT_STATUS_ACCESS_DENIED; /* MAXIMUM_ALLOWED gave none */
+	}
+	/* after the access checks, as Windows (smbtorture gentest) */
+	if (a->r.file_attributes & SMB2_FILE_ATTRIBUTES_CREATE_INVALID) {
+		return NT_STATUS_INVALID_PARAMETER;
 	}
 	return NT_STATUS_OK;
 }
@@ -139,6 +161,25 @@ static NTSTATUS create_check_contexts(const struct smb2_create_ctx_list *l)
 	    smb2_create_ctx_find(l, SMB2_CREATE_TAG_DH2C, &n) != NULL) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
+	return NT_STATUS_OK;
+}
+
+/* AlSi (2.2.13.2.6): the allocation size for a new file, 8 bytes */
+static NTSTATUS create_alsi(const struct smb2_create_ctx_list *l,
+			    uint64_t *size)
+{
+	size_t n = 0;
+	const struct smb2_create_ctx *c = smb2_create_ctx_find(
+		l, SMB2_CREATE_TAG_ALSI, &n);
+
+	*size = 0;
+	if (c == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (c->data_len != 8) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	*size = pull_le64(c->data);
 	return NT_STATUS_OK;
 }
 
@@ -270,6 +311,9 @@ static NTSTATUS create_do_open(struct create_args *a,
 	};
 	NTSTATUS status = create_check_contexts(&a->r.contexts);
 
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_alsi(&a->r.contexts, &p.allocation_size);
+	}
 	if (NT_STATUS_IS_OK(status) &&
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
 		status = NT_STATUS_TOO_MANY_OPENED_FILES;
@@ -305,7 +349,11 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		}
 	}
 	if (!NT_STATUS_IS_OK(status)) {
-		DBG_INFO("%s: CREATE failed: %s\n", req->conn->peer,
+		DBG_INFO("%s: CREATE %s (disposition %u, options 0x%x, "
+			 "access 0x%x, attributes 0x%x) failed: %s\n",
+			 req->conn->peer, a->path ? a->path : "?",
+			 a->r.create_disposition, a->r.create_options,
+			 a->r.desired_access, a->r.file_attributes,
 			 nt_errstr(status));
 	}
 	req->created = open;

@@ -83,6 +83,10 @@ static NTSTATUS smb2_write_check_access(const struct smbd_request *req,
 	if (*offset > INT64_MAX || w->length > INT64_MAX - *offset) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	/* no byte past the largest file Windows has (smb2.rw.invalid) */
+	if (w->length > 0 && *offset + w->length > SMB2_MAX_FILE_SIZE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
 	return NT_STATUS_OK;
 }
 

@@ -58,6 +58,7 @@ struct smbd_create_params {
 	uint32_t disposition;
 	uint32_t options;
 	uint32_t attributes;            /* FileAttributes for a new file */
+	uint64_t allocation_size;       /* AlSi for a new file, or 0 */
 	bool read_only_share;
 };
 
