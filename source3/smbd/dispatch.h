@@ -23,6 +23,11 @@ struct smbd_cmd {
 	enum smbd_need need;
 	/* body offset of the FileId to resolve; 0: none */
 	uint16_t fileid_ofs;
+	/*
+	 * The FileId may be all 0xFF outside a related compound: no file
+	 * (IOCTLs such as VALIDATE_NEGOTIATE_INFO); req->open stays NULL.
+	 */
+	bool fileid_optional;
 	/* body offsets of the 32-bit lengths CreditCharge must cover */
 	uint16_t charge_ofs;
 	uint16_t charge_ofs2;

@@ -382,6 +382,10 @@ static NTSTATUS find_open(struct smbd_compound *c, const struct smb2_pdu *pdu,
 	uint64_t vid = pull_le64(pdu->body + cmd->fileid_ofs + 8);
 	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
 
+	if (!related && cmd->fileid_optional && pid == UINT64_MAX &&
+	    vid == UINT64_MAX) {
+		return NT_STATUS_OK;    /* no file: the command decides */
+	}
 	if (related && pid == UINT64_MAX && vid == UINT64_MAX) {
 		if (!NT_STATUS_IS_OK(c->related_status)) {
 			return c->related_status;

@@ -105,11 +105,13 @@ static bool fsctl_needs_no_file(uint32_t code)
 	       code == FSCTL_QUERY_NETWORK_INTERFACE_INFO;
 }
 
+/*
+ * The pipeline resolved the FileId (also a related compound's), or it was
+ * all 0xFF outside a related compound and req->open is NULL.
+ */
 static NTSTATUS ioctl_find_open(struct smbd_ioctl *io)
 {
-	const struct smb2_file_id *id = &io->r->file_id;
-
-	if (id->persistent == UINT64_MAX && id->volatile_id == UINT64_MAX) {
+	if (io->req->open == NULL) {
 		return fsctl_needs_no_file(io->r->ctl_code) ?
 			NT_STATUS_OK : NT_STATUS_FILE_CLOSED;
 	}
@@ -117,9 +119,8 @@ static NTSTATUS ioctl_find_open(struct smbd_ioctl *io)
 	if (io->r->ctl_code == FSCTL_QUERY_NETWORK_INTERFACE_INFO) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	io->open = smbd_open_find(io->req->tcon, id->persistent,
-				  id->volatile_id);
-	return io->open != NULL ? NT_STATUS_OK : NT_STATUS_FILE_CLOSED;
+	io->open = io->req->open;
+	return NT_STATUS_OK;
 }
 
 /*
