@@ -283,7 +283,7 @@ void brl_owner_gone(struct brl_table *t, const void *owner)
 again:
 	for (w = t->waiters; w != NULL; w = w->next) {
 		if (w->owner == owner) {
-			/* what Windows and Samba answer a closed handle's wait */
+			/* as Windows and Samba answer a closed wait */
 			brl_waiter_answer(w, NT_STATUS_RANGE_NOT_LOCKED);
 			goto again;
 		}
