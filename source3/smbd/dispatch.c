@@ -25,6 +25,8 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 			    .charge_ofs = 0x04, CMD(write) },
 	[SMB2_OP_FLUSH] = { "FLUSH", SMBD_NEED_TCON, .fileid_ofs = 0x08,
 			    CMD(flush) },
+	[SMB2_OP_LOCK] = { "LOCK", SMBD_NEED_TCON, .fileid_ofs = 0x08,
+			   CMD(lock) },
 	[SMB2_OP_IOCTL] = { "IOCTL", SMBD_NEED_TCON, .fileid_ofs = 0x08,
 			    .fileid_optional = true, .charge_ofs = 0x1C,
 			    .charge_ofs2 = 0x2C, CMD(ioctl) },
@@ -41,7 +43,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 			       CMD(set_info) },
 	/*
 	 * Not implemented yet, answered STATUS_NOT_SUPPORTED by the
-	 * pipeline (docs/protocol.md lists them): LOCK, CHANGE_NOTIFY,
+	 * pipeline (docs/protocol.md lists them): CHANGE_NOTIFY,
 	 * OPLOCK_BREAK.  CANCEL has no response at all.
 	 */
 };

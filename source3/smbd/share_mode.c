@@ -9,6 +9,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/brlock.h"
 #include "source3/smbd/share_mode.h"
 
 #define SMBD_FILE_BUCKETS 1024
@@ -151,6 +152,8 @@ void smbd_file_detach(struct smbd_open *open)
 	if (open->delete_on_close) {
 		f->delete_pending = true;
 	}
+	/* its locks and waits end; others' waits may now be granted */
+	brl_owner_gone(f->brl, open);
 	if (open->file_prev != NULL) {
 		open->file_prev->file_next = open->file_next;
 	} else {

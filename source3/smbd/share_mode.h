@@ -17,6 +17,8 @@
 				SMB2_FILE_APPEND_DATA | SMB2_FILE_EXECUTE | \
 				SMB2_DELETE)
 
+struct brl_table;
+
 struct smbd_file {
 	struct smbd_file *prev, *next;  /* in its hash bucket */
 	struct smbd_server *server;
@@ -24,6 +26,7 @@ struct smbd_file {
 	struct smbd_open *opens;        /* linked through file_prev/next */
 	size_t num_opens;
 	bool delete_pending;
+	struct brl_table *brl;          /* byte-range locks (brlock.c) */
 };
 
 /*
@@ -39,6 +42,7 @@ NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st);
 
 /*
  * The open goes away (CLOSE, or its tcon, session or connection does).
+ * Its byte-range locks go with it and waiting locks are retried.
  * A DELETE_ON_CLOSE open marks the file delete-pending; the last open of
  * a delete-pending file removes its name.
  */

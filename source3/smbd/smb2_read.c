@@ -8,6 +8,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/brlock.h"
 #include "source3/smbd/smbd_files.h"
 
 struct smb2_read_state {
@@ -77,6 +78,11 @@ struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
 	status = smb2_read_req_pull(req->pdu, &state->r);
 	if (NT_STATUS_IS_OK(status)) {
 		status = smb2_read_check(req, &state->r);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		/* another open's exclusive lock (brlock.h) */
+		status = smbd_lock_check_io(req->open, state->r.offset,
+					    state->r.length, false);
 	}
 	if (tevent_req_nterror(result, status)) {
 		DBG_INFO("%s: READ refused: %s\n", req->conn->peer,

@@ -14,6 +14,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/brlock.h"
 #include "source3/smbd/smbd_files.h"
 
 /* MS-FSA 2.1.5.4: ByteOffset -1 on an append-only open means EOF. */
@@ -101,6 +102,11 @@ static NTSTATUS smb2_write_prepare(struct smbd_request *req,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smb2_write_check_access(req, &state->w,
 						 &state->offset);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		/* another open's lock, or our own shared one (brlock.h) */
+		status = smbd_lock_check_io(req->open, state->offset,
+					    state->w.length, true);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_INFO("%s: WRITE refused: %s\n", req->conn->peer,

@@ -247,6 +247,7 @@ SMBD_CMD(flush);
 SMBD_CMD(query_directory);
 SMBD_CMD(query_info);
 SMBD_CMD(set_info);
+SMBD_CMD(lock);
 SMBD_CMD(echo);
 SMBD_CMD(ioctl);
 #undef SMBD_CMD
