@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""smbclient get of one large file from ringsmb and from Debian's Samba smbd,
-same file, same run; prints throughput, server CPU seconds per GiB and the
-ratios.  Usage: bench_get.py [--size-mib 2048] [--runs 3] [--dir /dev/shm]
-                             [--mode guest|sign|encrypt]
+"""smbclient get (or put) of one large file against ringsmb and Debian's
+Samba smbd, same file, same run; prints throughput, server CPU seconds per
+GiB and the ratios.  Usage: bench_get.py [--op get|put] [--size-mib 2048]
+                 [--runs 3] [--dir /dev/shm] [--mode guest|sign|encrypt]
+
+put uploads a file from --dir into the share (both servers: a writable
+share); the uploaded file is replaced on every run.
 
 sign/encrypt log on as a user (created for both servers: a Unix account
 'ringsmbbench' for Samba, made with useradd if missing, and an smbpasswd
@@ -67,6 +70,7 @@ def ringsmb_conf(tmp, share, port, extra, mode):
                 'bind interfaces only = yes\nmap to guest = Bad User\n'
                 'smb passwd file = %s/ringsmb.smbpasswd\n'
                 'log level = 0\n%s%s\n[share]\npath = %s\nguest ok = yes\n'
+                'read only = no\n'
                 % (port, tmp, MODE_GLOBAL[mode], extra, share))
     return conf
 
@@ -113,7 +117,7 @@ def samba_conf(tmp, share, port, mode):
                 'pid directory = {d}/pid\nncalrpc dir = {d}/ncalrpc\n'
                 'passdb backend = smbpasswd:{d}/private/smbpasswd\n'
                 'log level = 0\nload printers = no\n%s'
-                '[share]\npath = %s\nguest ok = yes\n'.format(d=d)
+                '[share]\npath = %s\nguest ok = yes\nread only = no\n'.format(d=d)
                 % (port, MODE_GLOBAL[mode], share))
     return conf
 
@@ -144,17 +148,18 @@ def server_cpu(proc):
     return total
 
 
-def get_once(port, name, proto, mode='guest'):
+def get_once(port, name, proto, mode='guest', cmd=None):
     t0 = time.time()
-    smbclient_get(port, name, proto, mode)
+    smbclient_get(port, name, proto, mode, cmd)
     return time.time() - t0
 
 
-def smbclient_get(port, name, proto, mode='guest'):
+def smbclient_get(port, name, proto, mode='guest', cmd=None):
     creds = ['-N'] if mode == 'guest' else \
         ['-U', '%s%%%s' % (BENCH_USER, BENCH_PASS)]
+    cmd = cmd or 'get %s /dev/null' % name
     p = subprocess.run(['smbclient'] + creds + ['//127.0.0.1/share', '-p', str(port),
-                    '-m', proto, '-c', 'get %s /dev/null' % name],
+                    '-m', proto, '-c', cmd],
                    stdout=subprocess.PIPE,
                    stderr=subprocess.STDOUT, timeout=600)
     if p.returncode != 0:
@@ -163,11 +168,11 @@ def smbclient_get(port, name, proto, mode='guest'):
     return p
 
 
-def measure(proc, port, name, size, runs, proto, mode):
+def measure(proc, port, name, size, runs, proto, mode, cmd=None):
     best = None
     cpu0 = server_cpu(proc)
     for _ in range(runs):
-        t = get_once(port, name, proto, mode)
+        t = get_once(port, name, proto, mode, cmd)
         best = t if best is None else min(best, t)
     cpu = server_cpu(proc) - cpu0
     gib = size / 2**30
@@ -184,19 +189,23 @@ def main():
     ap.add_argument('--ringsmb-extra', default='',
                     help='extra [global] lines for ringsmb')
     ap.add_argument('--mode', choices=sorted(MODE_GLOBAL), default='guest')
+    ap.add_argument('--op', choices=('get', 'put'), default='get')
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix='ringsmb-bench-', dir=a.dir)
     share = os.path.join(tmp, 'share')
     os.makedirs(share)
     # Samba maps guests to 'nobody': the share must be world-readable
     os.chmod(tmp, 0o755)
-    os.chmod(share, 0o755)
+    # and writable by everyone for put (Samba's guest and bench user)
+    os.chmod(share, 0o777)
     name = 'big.bin'
-    with open(os.path.join(share, name), 'wb') as f:
+    src = os.path.join(share if a.op == 'get' else tmp, name)
+    cmd = None if a.op == 'get' else 'put %s put.bin' % src
+    with open(src, 'wb') as f:
         chunk = os.urandom(1 << 20)
         for _ in range(a.size_mib):
             f.write(chunk)
-    os.chmod(os.path.join(share, name), 0o644)
+    os.chmod(src, 0o644)
     size = a.size_mib << 20
     results = {}
     if a.mode != 'guest':
@@ -204,14 +213,17 @@ def main():
     try:
         for kind in ('ringsmb', 'samba'):
             port = free_port()
+            # the other server's upload may not be writable for this one
+            if os.path.exists(os.path.join(share, 'put.bin')):
+                os.unlink(os.path.join(share, 'put.bin'))
             proc = (start_ringsmb(tmp, share, port, a.ringsmb_extra, a.mode)
                     if kind == 'ringsmb' else
                     start_samba(tmp, share, port, a.mode))
             try:
                 wait_port(port, proc)
-                get_once(port, name, a.proto, a.mode)       # warm up
+                get_once(port, name, a.proto, a.mode, cmd)  # warm up
                 results[kind] = measure(proc, port, name, size, a.runs,
-                                        a.proto, a.mode)
+                                        a.proto, a.mode, cmd)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -221,8 +233,8 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     r, s = results['ringsmb'], results['samba']
-    print('smbclient get %d MiB (%s, %s, %s), best of %d:' %
-          (a.size_mib, a.proto, a.mode, a.dir, a.runs))
+    print('smbclient %s %d MiB (%s, %s, %s), best of %d:' %
+          (a.op, a.size_mib, a.proto, a.mode, a.dir, a.runs))
     for k in ('ringsmb', 'samba'):
         print('  %-8s %8.1f MiB/s  %6.3f server CPU s/GiB' %
               (k, results[k]['mib_s'], results[k]['cpu_per_gib']))
