@@ -159,6 +159,11 @@ struct vfs_ops {
 	int (*fsetxattr)(struct vfs_module *m, struct vfs_fh *fh,
 			 const char *name, const void *buf, size_t len,
 			 int flags);
+	/* NUL-separated names as listxattr(2); returns the length used */
+	int (*flistxattr)(struct vfs_module *m, struct vfs_fh *fh,
+			  char *buf, size_t len);
+	int (*fremovexattr)(struct vfs_module *m, struct vfs_fh *fh,
+			    const char *name);
 
 	/* Enumeration of an open directory (not O_PATH). */
 	int (*opendir)(struct vfs_module *m, TALLOC_CTX *mem_ctx,
@@ -231,6 +236,10 @@ NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 		       size_t len, size_t *got);
 NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
 		       const void *buf, size_t len, int flags);
+/* *got: bytes of NUL-separated names (len 0 asks for the size only) */
+NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
+			size_t *got);
+NTSTATUS vfs_fremovexattr(struct vfs_fh *fh, const char *name);
 
 NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 		     struct vfs_dir **out);
@@ -264,6 +273,10 @@ int vfs_next_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
 int vfs_next_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
 		       const char *name, const void *buf, size_t len,
 		       int flags);
+int vfs_next_flistxattr(struct vfs_module *m, struct vfs_fh *fh, char *buf,
+			size_t len);
+int vfs_next_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
+			  const char *name);
 struct tevent_req *vfs_next_pread_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,
