@@ -305,35 +305,39 @@ NTSTATUS smbd_ea_create_apply(struct smbd_tcon *tcon, struct vfs_fh *fh,
 /*
  * The entries a FILE_GET_EA_INFORMATION list names, in its order; a
  * name the file does not have comes back with an empty value, as
- * Windows answers it.
+ * Windows answers it.  The list was checked by ea_names.
  */
-static NTSTATUS ea_select(TALLOC_CTX *mem_ctx, const struct smb2_blob *in,
-			  const struct smb2_ea *all, size_t nall,
-			  struct smb2_ea **out, size_t *n)
+static void ea_select(struct smb2_ea *sel, size_t nsel,
+		      const struct smb2_ea *all, size_t nall)
 {
-	NTSTATUS status = smb2_ea_names_pull(mem_ctx, in->data, in->len,
-					     out, n);
 	size_t i, j;
 
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
-	}
-	for (i = 0; i < *n; i++) {
-		struct smb2_ea *e = &(*out)[i];
-
-		if (!smb2_ea_name_valid(e->name, e->name_len)) {
-			return NT_STATUS_INVALID_EA_NAME;
-		}
+	for (i = 0; i < nsel; i++) {
 		for (j = 0; j < nall; j++) {
-			if (all[j].name_len == e->name_len &&
-			    strncasecmp(all[j].name, e->name,
-					e->name_len) == 0) {
-				*e = all[j];
+			if (all[j].name_len == sel[i].name_len &&
+			    strncasecmp(all[j].name, sel[i].name,
+					sel[i].name_len) == 0) {
+				sel[i] = all[j];
 				break;
 			}
 		}
 	}
-	return NT_STATUS_OK;
+}
+
+/* The request's name list, checked before the file is looked at. */
+static NTSTATUS ea_get_names(TALLOC_CTX *mem_ctx, const struct smb2_blob *in,
+			     struct smb2_ea **sel, size_t *n)
+{
+	NTSTATUS status = smb2_ea_names_pull(mem_ctx, in->data, in->len,
+					     sel, n);
+	size_t i;
+
+	for (i = 0; NT_STATUS_IS_OK(status) && i < *n; i++) {
+		if (!smb2_ea_name_valid((*sel)[i].name, (*sel)[i].name_len)) {
+			status = NT_STATUS_INVALID_EA_NAME;
+		}
+	}
+	return status;
 }
 
 /*
@@ -391,19 +395,24 @@ static NTSTATUS ea_query_run(TALLOC_CTX *tmp, TALLOC_CTX *mem_ctx,
 {
 	struct smb2_ea *all = NULL, *sel = NULL;
 	size_t nall = 0, nsel = 0, start = 0;
-	NTSTATUS status = ea_read_all(tmp, open->fh, &all, &nall);
+	NTSTATUS status = NT_STATUS_OK;
 
+	if (r->input.len > 0) {
+		status = ea_get_names(tmp, &r->input, &sel, &nsel);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = ea_read_all(tmp, open->fh, &all, &nall);
+	}
 	if (NT_STATUS_IS_OK(status) && nall == 0) {
 		status = NT_STATUS_NO_EAS_ON_FILE;
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	if (r->input.len > 0) {
-		status = ea_select(tmp, &r->input, all, nall, &sel, &nsel);
-		return NT_STATUS_IS_OK(status) ?
-			ea_query_push(mem_ctx, open, r, sel, nsel, false, out,
-				      out_len) : status;
+	if (sel != NULL) {
+		ea_select(sel, nsel, all, nall);
+		return ea_query_push(mem_ctx, open, r, sel, nsel, false, out,
+				     out_len);
 	}
 	status = ea_start(open, r, nall, &start);
 	if (!NT_STATUS_IS_OK(status)) {
