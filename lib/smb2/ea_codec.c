@@ -162,7 +162,8 @@ bool smb2_ea_name_valid(const char *name, size_t len)
 	for (i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)name[i];
 
-		if (ch < 0x20 || ch == 0x7F || memchr(bad, ch, sizeof(bad) - 1)) {
+		if (ch < 0x20 || ch == 0x7F ||
+		    memchr(bad, ch, sizeof(bad) - 1) != NULL) {
 			return false;
 		}
 	}

@@ -245,7 +245,7 @@ static void fi_encode(struct fi_w *w, uint8_t info_class,
 		fi_stream(w, m);
 		break;
 	case SMB2_FILE_COMPRESSION_INFORMATION:
-		/* uncompressed: CompressedFileSize is the size (MS-FSCC 2.4.9) */
+		/* uncompressed: CompressedFileSize = size (MS-FSCC 2.4.9) */
 		w_u64(w, m->end_of_file);
 		w_zero(w, FI_COMPRESSION_SIZE - 8);
 		break;

@@ -16,7 +16,8 @@ static void inside(const void *p, size_t n, const uint8_t *buf, size_t len)
 {
 	const uint8_t *q = p;
 
-	if (n > 0 && (q < buf || q > buf + len || n > (size_t)(buf + len - q))) {
+	if (n > 0 && (q < buf || q > buf + len ||
+		      n > (size_t)(buf + len - q))) {
 		abort();
 	}
 }

@@ -101,7 +101,7 @@ static void test_ea__bad_next(void **state)
 	expect_bad(state, b, sizeof(b));
 	push_le32(b, 4);                        /* entry smaller than 8 */
 	expect_bad(state, b, sizeof(b));
-	push_le32(b, 40);                       /* next entry's fixed part cut */
+	push_le32(b, 40);                       /* next's fixed part cut */
 	expect_bad(state, b, sizeof(b));
 	memcpy(b, two_eas, sizeof(b));
 	b[13] = 'X';                            /* name not NUL-terminated */
