@@ -67,6 +67,7 @@ struct lp_share {
 	const char **valid_users;       /* NULL-terminated; stored only */
 	int smb_encrypt;                /* enum lp_smb_setting */
 	bool strict_sync;               /* FLUSH waits for an fsync */
+	bool ea_support;                /* EAs as user.* xattrs */
 };
 
 struct lp_global {

@@ -118,6 +118,7 @@ const struct lp_param lp_params[] = {
 	  .synonyms = NAMES("vfs object") },
 	{ "valid users", LP_LIST, S(valid_users), .def = "" },
 	{ "strict sync", LP_BOOL, S(strict_sync), .def = "yes" },
+	{ "ea support", LP_BOOL, S(ea_support), .def = "yes" },
 	{ "server smb encrypt", LP_ENUM, .scope = LP_SCOPE_SHARE |
 	  LP_SCOPE_GLOBAL, .offset = offsetof(struct lp_share, smb_encrypt),
 	  .goffset = offsetof(struct lp_global, smb_encrypt),

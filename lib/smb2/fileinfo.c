@@ -66,6 +66,16 @@ static void w_zero(struct fi_w *w, size_t n)
 				 FI_ACCESS_SIZE + FI_POSITION_SIZE + \
 				 FI_MODE_SIZE + FI_ALIGNMENT_SIZE + \
 				 FI_NAME_FIXED)
+/*
+ * The least OutputBufferLength Windows takes for a class with a name
+ * is sizeof() of its C structure, which holds the name's first WCHAR
+ * and is padded to the structure's alignment (smbtorture
+ * smb2.getinfo.qfile_buffercheck): below it INFO_LENGTH_MISMATCH,
+ * above it a cut name is BUFFER_OVERFLOW.
+ */
+#define FI_ALL_MIN		104
+#define FI_COMPRESSION_SIZE	16
+#define FI_STREAM_MIN		32
 #define FI_NETWORK_OPEN_SIZE	56
 #define FI_ATTRIBUTE_TAG_SIZE	8
 #define FI_STREAM_FIXED		24
@@ -97,13 +107,15 @@ size_t smb2_fileinfo_min_size(uint8_t info_class)
 	case SMB2_FILE_ALIGNMENT_INFORMATION:
 		return FI_ALIGNMENT_SIZE;
 	case SMB2_FILE_ALL_INFORMATION:
-		return FI_ALL_FIXED;
+		return FI_ALL_MIN;
 	case SMB2_FILE_NETWORK_OPEN_INFORMATION:
 		return FI_NETWORK_OPEN_SIZE;
 	case SMB2_FILE_ATTRIBUTE_TAG_INFORMATION:
 		return FI_ATTRIBUTE_TAG_SIZE;
 	case SMB2_FILE_STREAM_INFORMATION:
-		return FI_STREAM_FIXED;
+		return FI_STREAM_MIN;
+	case SMB2_FILE_COMPRESSION_INFORMATION:
+		return FI_COMPRESSION_SIZE;
 	}
 	return 0;
 }
@@ -231,6 +243,11 @@ static void fi_encode(struct fi_w *w, uint8_t info_class,
 		break;
 	case SMB2_FILE_STREAM_INFORMATION:
 		fi_stream(w, m);
+		break;
+	case SMB2_FILE_COMPRESSION_INFORMATION:
+		/* uncompressed: CompressedFileSize = size (MS-FSCC 2.4.9) */
+		w_u64(w, m->end_of_file);
+		w_zero(w, FI_COMPRESSION_SIZE - 8);
 		break;
 	}
 }
@@ -386,6 +403,13 @@ NTSTATUS smb2_setinfo_pull(uint8_t info_class, const uint8_t *buf,
 #define FS_ATTRIBUTE_FIXED	12
 #define FS_FULL_SIZE_SIZE	32
 #define FS_SECTOR_SIZE_SIZE	28
+#define FS_CONTROL_SIZE		48
+#define FS_OBJECT_ID_SIZE	64
+/* sizeof() with the first WCHAR of the name, as for the file classes */
+#define FS_VOLUME_MIN		24
+#define FS_ATTRIBUTE_MIN	16
+/* FileFsControlInformation: no quota limit */
+#define FS_QUOTA_NONE		UINT64_MAX
 
 #define FS_DEVICE_DISK			0x00000007
 #define FS_DEVICE_READ_ONLY_DEVICE	0x00000002
@@ -409,13 +433,17 @@ size_t smb2_fsinfo_min_size(uint8_t info_class)
 {
 	switch (info_class) {
 	case SMB2_FS_VOLUME_INFORMATION:
-		return FS_VOLUME_FIXED;
+		return FS_VOLUME_MIN;
 	case SMB2_FS_SIZE_INFORMATION:
 		return FS_SIZE_SIZE;
 	case SMB2_FS_DEVICE_INFORMATION:
 		return FS_DEVICE_SIZE;
 	case SMB2_FS_ATTRIBUTE_INFORMATION:
-		return FS_ATTRIBUTE_FIXED;
+		return FS_ATTRIBUTE_MIN;
+	case SMB2_FS_CONTROL_INFORMATION:
+		return FS_CONTROL_SIZE;
+	case SMB2_FS_OBJECT_ID_INFORMATION:
+		return FS_OBJECT_ID_SIZE;
 	case SMB2_FS_FULL_SIZE_INFORMATION:
 		return FS_FULL_SIZE_SIZE;
 	case SMB2_FS_SECTOR_SIZE_INFORMATION:
@@ -474,6 +502,22 @@ static void fs_sector_size(struct fi_w *w, const struct smb2_fs_meta *m)
 	w_u32(w, 0);                    /* ByteOffsetForPartitionAlignment */
 }
 
+/*
+ * FileFsControlInformation (MS-FSCC 2.5.2) of a volume without quotas:
+ * no filtering thresholds, default threshold and limit "none",
+ * FileSystemControlFlags 0 (quotas neither tracked nor enforced).
+ */
+static void fs_control(struct fi_w *w)
+{
+	w_u64(w, 0);            /* FreeSpaceStartFiltering */
+	w_u64(w, 0);            /* FreeSpaceThreshold */
+	w_u64(w, 0);            /* FreeSpaceStopFiltering */
+	w_u64(w, FS_QUOTA_NONE);        /* DefaultQuotaThreshold */
+	w_u64(w, FS_QUOTA_NONE);        /* DefaultQuotaLimit */
+	w_u32(w, 0);            /* FileSystemControlFlags */
+	w_u32(w, 0);            /* Padding */
+}
+
 static void fs_encode(struct fi_w *w, uint8_t info_class,
 		      const struct smb2_fs_meta *m)
 {
@@ -503,6 +547,13 @@ static void fs_encode(struct fi_w *w, uint8_t info_class,
 	case SMB2_FS_SECTOR_SIZE_INFORMATION:
 		fs_sector_size(w, m);
 		break;
+	case SMB2_FS_CONTROL_INFORMATION:
+		fs_control(w);
+		break;
+	case SMB2_FS_OBJECT_ID_INFORMATION:
+		w_bytes(w, m->object_id, sizeof(m->object_id));
+		w_zero(w, FS_OBJECT_ID_SIZE - sizeof(m->object_id));
+		break;
 	}
 }
 
@@ -521,9 +572,9 @@ NTSTATUS smb2_fsinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
 		return NT_STATUS_INFO_LENGTH_MISMATCH;
 	}
 	if (info_class == SMB2_FS_VOLUME_INFORMATION) {
-		full += m->label.len;
+		full = FS_VOLUME_FIXED + m->label.len;
 	} else if (info_class == SMB2_FS_ATTRIBUTE_INFORMATION) {
-		full += sizeof(fs_name);
+		full = FS_ATTRIBUTE_FIXED + sizeof(fs_name);
 	}
 	w.p = talloc_zero_size(mem_ctx, full);
 	if (w.p == NULL) {

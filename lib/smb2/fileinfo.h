@@ -78,6 +78,7 @@ struct smb2_fs_meta {
 	uint32_t bytes_per_sector;
 	bool read_only;
 	bool case_sensitive;
+	uint8_t object_id[16];          /* FileFsObjectIdInformation */
 };
 
 /* As smb2_fileinfo_push, for SMB2_0_INFO_FILESYSTEM classes. */

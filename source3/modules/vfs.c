@@ -307,6 +307,22 @@ int vfs_next_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
 	return m->ops->fsetxattr(m, fh, name, buf, len, flags);
 }
 
+int vfs_next_flistxattr(struct vfs_module *m, struct vfs_fh *fh, char *buf,
+			size_t len)
+{
+	m = m->next;
+	VFS_FIND(m, flistxattr);
+	return m->ops->flistxattr(m, fh, buf, len);
+}
+
+int vfs_next_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
+			  const char *name)
+{
+	m = m->next;
+	VFS_FIND(m, fremovexattr);
+	return m->ops->fremovexattr(m, fh, name);
+}
+
 /* ---- the public calls: dispatch from the top, errno -> NTSTATUS ---- */
 
 static NTSTATUS vfs_status(int ret)
@@ -501,6 +517,29 @@ NTSTATUS vfs_data_extent(struct vfs_fh *fh, uint64_t off, uint64_t *start,
 		ret = m->ops->seek_data(m, fh, *start, SEEK_HOLE, end);
 	}
 	return vfs_status(ret);
+}
+
+NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
+			size_t *got)
+{
+	struct vfs_module *m = fh->vfs->top;
+	int ret;
+
+	VFS_FIND(m, flistxattr);
+	ret = m->ops->flistxattr(m, fh, buf, len);
+	if (ret < 0) {
+		return ntstatus_from_errno(-ret);
+	}
+	*got = (size_t)ret;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_fremovexattr(struct vfs_fh *fh, const char *name)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, fremovexattr);
+	return vfs_status(m->ops->fremovexattr(m, fh, name));
 }
 
 /* ---- async I/O ---- */

@@ -159,6 +159,11 @@ struct vfs_ops {
 	int (*fsetxattr)(struct vfs_module *m, struct vfs_fh *fh,
 			 const char *name, const void *buf, size_t len,
 			 int flags);
+	/* NUL-separated names as listxattr(2); returns the length used */
+	int (*flistxattr)(struct vfs_module *m, struct vfs_fh *fh,
+			  char *buf, size_t len);
+	int (*fremovexattr)(struct vfs_module *m, struct vfs_fh *fh,
+			    const char *name);
 
 	/*
 	 * Server-side copy (FSCTL_SRV_COPYCHUNK), synchronous: len bytes
@@ -246,6 +251,10 @@ NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 		       size_t len, size_t *got);
 NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
 		       const void *buf, size_t len, int flags);
+/* *got: bytes of NUL-separated names (len 0 asks for the size only) */
+NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
+			size_t *got);
+NTSTATUS vfs_fremovexattr(struct vfs_fh *fh, const char *name);
 
 /* see the copy_range op; ranges past INT64_MAX: INVALID_PARAMETER */
 NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
@@ -290,6 +299,10 @@ int vfs_next_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
 int vfs_next_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
 		       const char *name, const void *buf, size_t len,
 		       int flags);
+int vfs_next_flistxattr(struct vfs_module *m, struct vfs_fh *fh, char *buf,
+			size_t len);
+int vfs_next_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
+			  const char *name);
 struct tevent_req *vfs_next_pread_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,

@@ -466,6 +466,36 @@ static int default_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
 	return ret != 0 ? -errno : 0;
 }
 
+static int default_flistxattr(struct vfs_module *m, struct vfs_fh *fh,
+			      char *buf, size_t len)
+{
+	char p[32];
+	ssize_t n;
+
+	if (fh->is_path_only) {
+		default_fd_path(fh, p, sizeof(p));
+		n = listxattr(p, buf, len);
+	} else {
+		n = flistxattr(fh->fd, buf, len);
+	}
+	return n < 0 ? -errno : (int)n;
+}
+
+static int default_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
+				const char *name)
+{
+	char p[32];
+	int ret;
+
+	if (fh->is_path_only) {
+		default_fd_path(fh, p, sizeof(p));
+		ret = removexattr(p, name);
+	} else {
+		ret = fremovexattr(fh->fd, name);
+	}
+	return ret != 0 ? -errno : 0;
+}
+
 /* ---- async I/O done synchronously ---- */
 
 struct default_io_state {
@@ -702,6 +732,8 @@ const struct vfs_ops vfs_default_ops = {
 	.fsetxattr = default_fsetxattr,
 	.copy_range = default_copy_range,
 	.seek_data = default_seek_data,
+	.flistxattr = default_flistxattr,
+	.fremovexattr = default_fremovexattr,
 	.pread_send = default_pread_send,
 	.pwrite_send = default_pwrite_send,
 	.fsync_send = default_fsync_send,

@@ -12,6 +12,7 @@
 #include "lib/util/byteorder.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/ea.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -141,18 +142,21 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 
 /*
  * Contexts that change what is opened are decided before opening:
- * extended attributes are not supported, there are no snapshots to open
+ * extended attributes (ExtA) are checked by ea.c and applied to what
+ * was created; there are no snapshots to open
  * (TWrp) and no durable handles to reconnect (DHnC/DH2C).  Asking for a
  * durable handle or a lease is not an error: neither is granted (no
  * response context, oplock level NONE).  A security descriptor (SecD) is
  * not applied: ringsmb has no NT ACLs (docs/protocol.md).
  */
-static NTSTATUS create_check_contexts(const struct smb2_create_ctx_list *l)
+static NTSTATUS create_check_contexts(struct smbd_tcon *tcon,
+				      const struct smb2_create_ctx_list *l)
 {
 	size_t n = 0;
+	NTSTATUS status = smbd_ea_create_check(tcon, l);
 
-	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_EXTA, &n) != NULL) {
-		return NT_STATUS_EAS_NOT_SUPPORTED;
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_TWRP, &n) != NULL) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
@@ -309,7 +313,7 @@ static NTSTATUS create_do_open(struct create_args *a,
 		.attributes = a->r.file_attributes,
 		.read_only_share = req->tcon->read_only,
 	};
-	NTSTATUS status = create_check_contexts(&a->r.contexts);
+	NTSTATUS status = create_check_contexts(req->tcon, &a->r.contexts);
 
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_alsi(&a->r.contexts, &p.allocation_size);
@@ -320,6 +324,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_create_open(a, req->tcon, &p, res);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_ea_create_apply(req->tcon, res->fh, res->action,
+					      &a->r.contexts);
 	}
 	return status;
 }

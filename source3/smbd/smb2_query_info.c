@@ -1,15 +1,18 @@
 /*
- * QUERY_INFO (MS-SMB2 3.3.5.20): file and file system classes.  Security
- * descriptors and quotas are not implemented yet (NOT_SUPPORTED,
- * docs/vfs.md).
+ * QUERY_INFO (MS-SMB2 3.3.5.20): file and file system classes, EAs
+ * (ea.c) and security descriptors synthesized from the mode
+ * (secdesc.c).  Quotas (InfoType QUOTA) are not implemented
+ * (NOT_SUPPORTED, docs/vfs.md).
  */
-#include <ctype.h>
-#include <string.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include "lib/smb2/eainfo.h"
+#include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/ea.h"
+#include "source3/smbd/secdesc.h"
 #include "source3/smbd/smbd_files.h"
 
 /* Samba reports 512-byte sectors whatever the device has */
@@ -22,9 +25,6 @@
 static bool qi_known_file_class(uint8_t c)
 {
 	switch (c) {
-	case SMB2_FILE_FULL_EA_INFORMATION:
-	case SMB2_FILE_ALTERNATE_NAME_INFORMATION:
-	case SMB2_FILE_COMPRESSION_INFORMATION:
 	case SMB2_FILE_OBJECT_ID_INFORMATION:
 	case SMB2_FILE_REPARSE_POINT_INFORMATION:
 	case SMB2_FILE_NORMALIZED_NAME_INFORMATION:
@@ -39,60 +39,38 @@ static bool qi_known_file_class(uint8_t c)
 
 static bool qi_known_fs_class(uint8_t c)
 {
-	return c == SMB2_FS_CONTROL_INFORMATION ||
-	       c == SMB2_FS_OBJECT_ID_INFORMATION ||
-	       c == SMB2_FS_DRIVER_PATH_INFORMATION ||
+	return c == SMB2_FS_DRIVER_PATH_INFORMATION ||
 	       c == SMB2_FS_VOLUME_FLAGS_INFORMATION;
 }
 
+/* FILE_NAME_INFORMATION with its first WCHAR: Windows' least buffer */
+#define QI_ALT_NAME_MIN 8
+
 /*
- * 8.3 short names (MS-FSCC 2.1.5.2.1): ringsmb generates none.  A name
- * that already is a valid 8.3 name is its own short name; any other has
- * none (OBJECT_NAME_NOT_FOUND), as on an NTFS volume with 8.3 name
- * generation disabled.
+ * The 8.3 name of the open's last component (lib/smb2/shortname.c):
+ * the name itself when it is 8.3 already, else a stable hash-based one.
+ * The share root has none.
  */
-static bool qi_is_83(const char *n)
-{
-	const char *dot = strchr(n, '.');
-	size_t base = dot != NULL ? (size_t)(dot - n) : strlen(n);
-	size_t ext = dot != NULL ? strlen(dot + 1) : 0;
-	const char *p = NULL;
-
-	if (base == 0 || base > 8 || ext > 3 ||
-	    (dot != NULL && strchr(dot + 1, '.') != NULL)) {
-		return false;
-	}
-	for (p = n; *p != '\0'; p++) {
-		if (*p != '.' && !isalnum((unsigned char)*p) &&
-		    strchr("!#$%&'()-@^_`{}~", *p) == NULL) {
-			return false;
-		}
-	}
-	return true;
-}
-
 static NTSTATUS qi_alt_name(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 			    const struct smb2_query_info_req *r,
 			    uint8_t **out, size_t *out_len)
 {
+	const char *base = smbd_filename_base(open->name);
+	char shortname[SMB2_SHORT_NAME_MAX];
 	struct smb2_name16 name = {};
 	struct smb2_file_meta m;
-	char *upper = talloc_strdup(mem_ctx, smbd_filename_base(open->name));
 	uint8_t *u16 = NULL;
 	NTSTATUS status;
-	size_t i;
 
-	if (upper == NULL) {
-		return NT_STATUS_NO_MEMORY;
+	if (r->output_buffer_length < QI_ALT_NAME_MIN) {
+		return NT_STATUS_INFO_LENGTH_MISMATCH;
 	}
-	if (!qi_is_83(upper)) {
+	if (base[0] == '\0') {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
-	for (i = 0; upper[i] != '\0'; i++) {
-		upper[i] = (char)toupper((unsigned char)upper[i]);
-	}
-	status = smb2_utf8_to_utf16(mem_ctx, upper, strlen(upper), &u16,
-				    &name.len);
+	smb2_short_name(base, shortname);
+	status = smb2_utf8_to_utf16(mem_ctx, shortname, strlen(shortname),
+				    &u16, &name.len);
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_open_meta(open, &m);
 	}
@@ -118,13 +96,18 @@ static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 		return qi_alt_name(mem_ctx, open, r, out, out_len);
 	}
 	if (r->file_info_class == SMB2_FILE_FULL_EA_INFORMATION) {
-		return NT_STATUS_EAS_NOT_SUPPORTED;
+		return smbd_ea_query(mem_ctx, open, r, out, out_len);
 	}
 	if (smb2_fileinfo_min_size(r->file_info_class) == 0) {
 		return qi_known_file_class(r->file_info_class) ?
 			NT_STATUS_NOT_SUPPORTED : NT_STATUS_INVALID_INFO_CLASS;
 	}
 	status = smbd_open_meta(open, &m);
+	if (NT_STATUS_IS_OK(status) &&
+	    (r->file_info_class == SMB2_FILE_ALL_INFORMATION ||
+	     r->file_info_class == SMB2_FILE_EA_INFORMATION)) {
+		m.ea_size = smbd_ea_size(open->tcon, open->fh);
+	}
 	if (NT_STATUS_IS_OK(status) &&
 	    (r->file_info_class == SMB2_FILE_ALL_INFORMATION ||
 	     r->file_info_class == SMB2_FILE_NAME_INFORMATION)) {
@@ -146,6 +129,21 @@ static uint32_t qi_serial(const char *s)
 		h = (h ^ (uint8_t)*s) * 16777619u;
 	}
 	return h;
+}
+
+/*
+ * FileFsObjectIdInformation's ObjectId: a stable GUID-sized value per
+ * share (four FNV-1a hashes of the name, each seeded differently).
+ */
+static void qi_object_id(const char *share, uint8_t id[16])
+{
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		char seed[2] = { (char)('0' + i), '\0' };
+
+		push_le32(id + 4 * i, qi_serial(share) ^ qi_serial(seed));
+	}
 }
 
 static NTSTATUS qi_fs_meta(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
@@ -176,6 +174,7 @@ static NTSTATUS qi_fs_meta(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		(uint32_t)(unit / QI_BYTES_PER_SECTOR) : 1;
 	m->read_only = tcon->read_only;
 	m->case_sensitive = true;       /* lookups are, for now */
+	qi_object_id(share, m->object_id);
 	return NT_STATUS_OK;
 }
 
@@ -198,6 +197,33 @@ static NTSTATUS qi_fs(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 				r->output_buffer_length, out, out_len);
 }
 
+/*
+ * A security descriptor that does not fit is BUFFER_TOO_SMALL with the
+ * size it needs as the error response's 4 bytes of ErrorData (MS-SMB2
+ * 2.2.2, 3.3.5.20.3); *out then holds those 4 bytes.
+ */
+static NTSTATUS qi_security(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			    const struct smb2_query_info_req *r,
+			    uint8_t **out, size_t *out_len)
+{
+	NTSTATUS status = smbd_secdesc_query(mem_ctx, open,
+					     r->additional_information, out,
+					     out_len);
+
+	if (!NT_STATUS_IS_OK(status) ||
+	    *out_len <= r->output_buffer_length) {
+		return status;
+	}
+	TALLOC_FREE(*out);
+	*out = talloc_zero_size(mem_ctx, 4);
+	if (*out == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	push_le32(*out, (uint32_t)*out_len);
+	*out_len = 4;
+	return NT_STATUS_BUFFER_TOO_SMALL;
+}
+
 static NTSTATUS qi_dispatch(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			    const struct smb2_query_info_req *r,
 			    uint8_t **out, size_t *out_len)
@@ -208,6 +234,7 @@ static NTSTATUS qi_dispatch(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	case SMB2_INFO_FILESYSTEM:
 		return qi_fs(mem_ctx, req->tcon, r, out, out_len);
 	case SMB2_INFO_SECURITY:
+		return qi_security(mem_ctx, req->open, r, out, out_len);
 	case SMB2_INFO_QUOTA:
 		return NT_STATUS_NOT_SUPPORTED;
 	}
@@ -229,6 +256,14 @@ static NTSTATUS qi_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = qi_dispatch(mem_ctx, req, &r, &buf, &output.len);
+	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_BUFFER_TOO_SMALL) &&
+	    buf != NULL) {
+		rsp->status = status;
+		rsp->body = smb2_error_rsp_push(mem_ctx, buf, output.len,
+						&rsp->body_len);
+		talloc_free(buf);
+		return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 	}
 	if (NT_STATUS_IS_ERR(status)) {
 		return status;

@@ -4,7 +4,7 @@
  * work; the result is posted, never returned inside _send.
  *
  * File system, security and quota information: NOT_SUPPORTED (nothing
- * is accepted and ignored).  Renames and hard links: smb2_set_info_name.c.
+ * is accepted and ignored).  EAs: ea.c.  Renames and hard links: smb2_set_info_name.c.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "lib/util/nttime.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/ea.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smb2_set_info.h"
 
@@ -320,7 +321,7 @@ static NTSTATUS si_file_class(struct si_ctx *s)
 	return NT_STATUS_INVALID_INFO_CLASS;
 }
 
-/* EAs are not supported at all (MS-SMB2 3.3.5.21.1, as `ea support = no`) */
+/* FileFullEaInformation: ea.c (MS-SMB2 3.3.5.21.1) */
 static NTSTATUS si_file(TALLOC_CTX *tmp, struct smbd_request *req,
 			const struct smb2_set_info_req *r)
 {
@@ -330,7 +331,8 @@ static NTSTATUS si_file(TALLOC_CTX *tmp, struct smbd_request *req,
 	NTSTATUS status;
 
 	if (r->file_info_class == SMB2_FILE_FULL_EA_INFORMATION) {
-		return NT_STATUS_EAS_NOT_SUPPORTED;
+		return smbd_ea_set_info(tmp, req->open, r->buffer.data,
+					r->buffer.len);
 	}
 	status = smb2_setinfo_pull(r->file_info_class, r->buffer.data,
 				   r->buffer.len, &in);

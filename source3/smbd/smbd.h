@@ -160,6 +160,7 @@ struct smbd_open {
 	struct smbd_open *file_prev, *file_next;
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 	uint64_t position;              /* FilePositionInformation */
+	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
 };
 
 /*

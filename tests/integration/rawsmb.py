@@ -67,6 +67,11 @@ STATUS = {
     "STATUS_INVALID_LOCK_RANGE": 0xC00001A1,
     "STATUS_ILLEGAL_CHARACTER": 0xC0000161,
     "STATUS_NO_EAS_ON_FILE": 0xC0000052,
+    "STATUS_EA_TOO_LARGE": 0xC0000050,
+    "STATUS_NONEXISTENT_EA_ENTRY": 0xC0000051,
+    "STATUS_INVALID_EA_NAME": 0x80000013,
+    "STATUS_EA_LIST_INCONSISTENT": 0x80000014,
+    "STATUS_PRIVILEGE_NOT_HELD": 0xC0000061,
     "STATUS_EAS_NOT_SUPPORTED": 0xC000004F,
     "STATUS_BAD_IMPERSONATION_LEVEL": 0xC00000A5,
     "STATUS_NAME_TOO_LONG": 0xC0000106,
@@ -242,6 +247,11 @@ def pad8(n):
 
 
 def _hex(v):
+    """Bytes from hex; a list joins its parts, a [hex, n] part is
+    repeated n times (10,000-entry lists stay short in the catalogue)."""
+    if isinstance(v, list):
+        return b"".join(bytes.fromhex(p[0]) * p[1] if isinstance(p, list)
+                        else bytes.fromhex(p) for p in v)
     return bytes.fromhex(v) if isinstance(v, str) else v
 
 
@@ -547,6 +557,17 @@ SET_INFO_FIELDS = [
     ("info_class", "B", 4), ("buffer_length", "I", 40),
     ("buffer_offset", "H", 96), ("reserved", "H", 0),
     ("additional", "I", 0), ("file_id", "16s", b"\0" * 16)]
+
+
+def set_info_body(buffer=None, **fields):
+    """The default buffer is 40 zero bytes (FileBasicInformation)."""
+    if buffer is None:
+        return _pack(SET_INFO_FIELDS, fields) + b"\0" * 40
+    b = _hex(buffer)
+    fields.setdefault("buffer_length", len(b))
+    return _pack(SET_INFO_FIELDS, fields) + (b or b"\0")
+
+
 OPLOCK_BREAK_FIELDS = [
     ("structure_size", "H", 24), ("oplock_level", "B", 0),
     ("reserved", "B", 0), ("reserved2", "I", 0),
@@ -585,7 +606,7 @@ def body_for(cmd, **args):
     if c == "CHANGE_NOTIFY":
         return _pack(CHANGE_NOTIFY_FIELDS, args)
     if c == "SET_INFO":
-        return _pack(SET_INFO_FIELDS, args) + b"\0" * 40
+        return set_info_body(**args)
     if c == "OPLOCK_BREAK":
         return _pack(OPLOCK_BREAK_FIELDS, args)
     raise KeyError("no body builder for %r" % (cmd,))

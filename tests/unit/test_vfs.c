@@ -741,13 +741,14 @@ static void test_fileinfo__all_and_overflow(void **state)
 	assert_memory_equal(out + 100, name_x, 4);
 	talloc_free(out);
 
-	/* the name cut: BUFFER_OVERFLOW with what fits */
+	/*
+	 * Windows' least buffer is sizeof(FILE_ALL_INFORMATION), 104 with
+	 * the name's first WCHAR and padding (smbtorture qfile_buffercheck):
+	 * below it INFO_LENGTH_MISMATCH even where the name would be cut.
+	 */
 	assert_true(NT_STATUS_EQUAL(smb2_fileinfo_push(
 		*state, SMB2_FILE_ALL_INFORMATION, &sample_meta, &name,
-		102, &out, &len), NT_STATUS_BUFFER_OVERFLOW));
-	assert_int_equal(len, 102);
-	assert_int_equal(pull_le32(out + 96), 4);
-	talloc_free(out);
+		103, &out, &len), NT_STATUS_INFO_LENGTH_MISMATCH));
 	assert_true(NT_STATUS_EQUAL(smb2_fileinfo_push(
 		*state, SMB2_FILE_ALL_INFORMATION, &sample_meta, &name,
 		99, &out, &len), NT_STATUS_INFO_LENGTH_MISMATCH));
@@ -834,11 +835,31 @@ static void test_fileinfo__fs_classes(void **state)
 	assert_true(NT_STATUS_EQUAL(smb2_fsinfo_push(
 		*state, SMB2_FS_VOLUME_INFORMATION, &fs, 17, &out, &len),
 		NT_STATUS_INFO_LENGTH_MISMATCH));
+	/* below sizeof() with the first WCHAR (24, 16): INFO_LENGTH_MISMATCH */
 	assert_true(NT_STATUS_EQUAL(smb2_fsinfo_push(
-		*state, SMB2_FS_VOLUME_INFORMATION, &fs, 20, &out, &len),
+		*state, SMB2_FS_VOLUME_INFORMATION, &fs, 23, &out, &len),
+		NT_STATUS_INFO_LENGTH_MISMATCH));
+	assert_true(NT_STATUS_EQUAL(smb2_fsinfo_push(
+		*state, SMB2_FS_ATTRIBUTE_INFORMATION, &fs, 15, &out, &len),
+		NT_STATUS_INFO_LENGTH_MISMATCH));
+	/* above it a cut name: BUFFER_OVERFLOW with what fits */
+	assert_true(NT_STATUS_EQUAL(smb2_fsinfo_push(
+		*state, SMB2_FS_ATTRIBUTE_INFORMATION, &fs, 18, &out, &len),
 		NT_STATUS_BUFFER_OVERFLOW));
-	assert_int_equal(len, 20);
+	assert_int_equal(len, 18);
 	talloc_free(out);
+	/* no quotas: thresholds 0, defaults "no limit", flags 0 */
+	assert_true(NT_STATUS_IS_OK(smb2_fsinfo_push(
+		*state, SMB2_FS_CONTROL_INFORMATION, &fs, 48, &out, &len)));
+	assert_int_equal(len, 48);
+	assert_int_equal(pull_le64(out + 16), 0);
+	assert_true(pull_le64(out + 24) == UINT64_MAX);
+	assert_true(pull_le64(out + 32) == UINT64_MAX);
+	assert_int_equal(pull_le32(out + 40), 0);
+	talloc_free(out);
+	assert_true(NT_STATUS_EQUAL(smb2_fsinfo_push(
+		*state, SMB2_FS_OBJECT_ID_INFORMATION, &fs, 63, &out, &len),
+		NT_STATUS_INFO_LENGTH_MISMATCH));
 	assert_true(NT_STATUS_EQUAL(smb2_fsinfo_push(
 		*state, 99, &fs, 100, &out, &len),
 		NT_STATUS_INVALID_INFO_CLASS));
