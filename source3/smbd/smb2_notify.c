@@ -197,13 +197,14 @@ static NTSTATUS notify_check(struct smbd_request *req,
 
 /*
  * Nothing to report and not allowed to wait: in a compound but last
- * (MS-SMB2 3.3.5.2.7, Samba: INTERNAL_ERROR), or too many requests
- * waiting on this connection.
+ * (MS-SMB2 3.3.5.2.7: only the last element goes async; Samba cancels
+ * the request, and CANCELLED is what the client sees), or too many
+ * requests waiting on this connection.
  */
 static NTSTATUS notify_cannot_wait(const struct smbd_request *req)
 {
 	if (req->pdu->hdr.next_command != 0) {
-		return NT_STATUS_INTERNAL_ERROR;
+		return NT_STATUS_CANCELLED;
 	}
 	return NT_STATUS_INSUFFICIENT_RESOURCES;
 }
