@@ -127,7 +127,7 @@ static struct smbd_notify_ctx *server_notify(struct smbd_server *server)
 		server->notify = smbd_notify_ctx_new(server, server->ev,
 						     SMBD_NOTIFY_MAX_WATCHES);
 		if (server->notify == NULL) {
-			DBG_ERR("notify: no inotify: %s\n", strerror(errno));
+			DBG_NOTICE("notify: no inotify: %s\n", strerror(errno));
 		}
 	}
 	return server->notify;
