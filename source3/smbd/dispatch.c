@@ -41,10 +41,14 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_SET_INFO] = { "SET_INFO", SMBD_NEED_TCON,
 			       .fileid_ofs = 0x10, .charge_ofs = 0x04,
 			       CMD(set_info) },
+	/* OutputBufferLength at 0x04 is what CreditCharge must cover */
+	[SMB2_OP_CHANGE_NOTIFY] = { "CHANGE_NOTIFY", SMBD_NEED_TCON,
+				    .fileid_ofs = 0x08, .charge_ofs = 0x04,
+				    CMD(notify) },
 	/*
 	 * Not implemented yet, answered STATUS_NOT_SUPPORTED by the
-	 * pipeline (docs/protocol.md lists them): CHANGE_NOTIFY,
-	 * OPLOCK_BREAK.  CANCEL has no response at all.
+	 * pipeline (docs/protocol.md lists them): OPLOCK_BREAK.
+	 * CANCEL has no response at all.
 	 */
 };
 

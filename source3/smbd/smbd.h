@@ -24,6 +24,8 @@ struct auth_ctx;
 struct vfs_handle;
 struct vfs_fh;
 struct passdb;
+struct smbd_notify_ctx;
+struct smbd_open_notify;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -52,6 +54,7 @@ struct smbd_server {
 	struct passdb *passdb;          /* smbpasswd accounts */
 	struct smbd_throttle *throttle; /* failed-logon back-off */
 	size_t max_handles_per_conn;
+	struct smbd_notify_ctx *notify; /* inotify, made on first use */
 	bool shutting_down;
 };
 
@@ -161,6 +164,8 @@ struct smbd_open {
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 	uint64_t position;              /* FilePositionInformation */
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
+	/* CHANGE_NOTIFY watch and waiting requests (smb2_notify.c) */
+	struct smbd_open_notify *notify;
 };
 
 /*
@@ -251,6 +256,7 @@ SMBD_CMD(set_info);
 SMBD_CMD(lock);
 SMBD_CMD(echo);
 SMBD_CMD(ioctl);
+SMBD_CMD(notify);
 #undef SMBD_CMD
 
 /* Open-file table (source3/smbd/open_files.c) */

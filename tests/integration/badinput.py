@@ -236,6 +236,8 @@ class Ctx:
                 return conn.max_read + 1
             if v == "$max_write_plus_1":
                 return conn.max_write + 1
+            if v == "$max_transact_plus_1":
+                return conn.max_transact + 1
             if v == "$spnego_ntlm_negotiate":
                 return R.spnego_init(R.ntlm_negotiate())
             for k, s in self.subst.items():

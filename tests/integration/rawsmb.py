@@ -651,6 +651,7 @@ class Conn:
         self.neg = None
         self.max_read = 65536
         self.max_write = 65536
+        self.max_transact = 65536
         self.closed = False
 
     def close(self):
@@ -771,6 +772,7 @@ class Conn:
         self.expect(r)
         self.neg = r
         self.dialect = r.u16(4)
+        self.max_transact = r.u32(28)
         self.max_read = r.u32(32)
         self.max_write = r.u32(36)
         return r
