@@ -11,6 +11,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
 #include "source3/smbd/share_mode.h"
+#include "source3/smbd/smbd_files.h"
 
 #define SMBD_FILE_BUCKETS 1024
 
@@ -142,6 +143,16 @@ static void file_delete(struct smbd_open *open)
 	}
 }
 
+/* Everyone watching the file for changes learns it is going. */
+static void file_now_delete_pending(struct smbd_file *f)
+{
+	struct smbd_open *o = NULL;
+
+	for (o = f->opens; o != NULL; o = o->file_next) {
+		smbd_notify_delete_pending(o);
+	}
+}
+
 void smbd_file_detach(struct smbd_open *open)
 {
 	struct smbd_file *f = open->file;
@@ -165,6 +176,9 @@ void smbd_file_detach(struct smbd_open *open)
 	open->file = NULL;
 	open->file_prev = open->file_next = NULL;
 	if (--f->num_opens > 0) {
+		if (open->delete_on_close) {
+			file_now_delete_pending(f);
+		}
 		return;
 	}
 	if (f->delete_pending) {
@@ -218,6 +232,9 @@ NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on)
 		}
 	}
 	open->file->delete_pending = on;
+	if (on) {
+		file_now_delete_pending(open->file);
+	}
 	if (!on) {
 		/* clearing it also clears what DELETE_ON_CLOSE asked */
 		struct smbd_open *o = NULL;

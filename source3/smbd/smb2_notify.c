@@ -121,6 +121,26 @@ static int open_notify_destructor(struct smbd_open_notify *on)
 	return 0;
 }
 
+/*
+ * The directory an open watches became delete-pending: its waiting
+ * requests end with DELETE_PENDING (smbtorture smb2.notify.rmdir1-4, as
+ * Windows and Samba).
+ */
+void smbd_notify_delete_pending(struct smbd_open *open)
+{
+	struct smbd_open_notify *on = open->notify;
+	struct smb2_notify_state *state = NULL;
+
+	if (on == NULL) {
+		return;
+	}
+	while ((state = on->waiting) != NULL) {
+		notify_unwait(state);
+		tevent_req_defer_callback(state->req, on->ev);
+		tevent_req_nterror(state->req, NT_STATUS_DELETE_PENDING);
+	}
+}
+
 static struct smbd_notify_ctx *server_notify(struct smbd_server *server)
 {
 	if (server->notify == NULL) {

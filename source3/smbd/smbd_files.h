@@ -150,6 +150,11 @@ NTSTATUS smbd_meta_at(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 		      const char *path, const char *base, bool *xattrs,
 		      struct smb2_file_meta *m);
 
+/* ---- smb2_notify.c ---- */
+
+/* The open's directory became delete-pending: waiting notifies end. */
+void smbd_notify_delete_pending(struct smbd_open *open);
+
 /* ---- dir.c ---- */
 
 struct smbd_dir_query {

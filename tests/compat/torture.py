@@ -522,8 +522,21 @@ def count(res):
 
 # ----------------------------------------------------------------- gate
 
-def gate(args):
+# In the gate (ringsmb alone) a subtest that gives no result for this
+# long has hung: the stall limits in suites.txt are sized for Samba's
+# slowest subtests (notify.mask, 78 s), which ringsmb answers in under 10.
+GATE_STALL = 20.0
+
+
+def ringsmb_suites(args):
     suites = load_suites(only=args.suite)
+    for s in suites:
+        s.stall = min(s.stall, GATE_STALL)
+    return suites
+
+
+def gate(args):
+    suites = ringsmb_suites(args)
     run = Run(TortureRingsmb, suites, args.out_dir, args.budget).execute()
     expected = load_expected()
     seen = {n: r for res in run.results.values() for n, r in res.items()}
@@ -558,7 +571,7 @@ def gate(args):
 
 
 def update_expected(args):
-    run = Run(TortureRingsmb, load_suites(only=args.suite), args.out_dir,
+    run = Run(TortureRingsmb, ringsmb_suites(args), args.out_dir,
               args.budget).execute()
     if run.problems:
         print("not updating %s: the server had problems" % EXPECTED_FILE)
