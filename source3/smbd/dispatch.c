@@ -41,10 +41,15 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_SET_INFO] = { "SET_INFO", SMBD_NEED_TCON,
 			       .fileid_ofs = 0x10, .charge_ofs = 0x04,
 			       CMD(set_info) },
+	/* the oplock acknowledgment has a FileId, the lease one not */
+	[SMB2_OP_OPLOCK_BREAK] = { "OPLOCK_BREAK", SMBD_NEED_TCON,
+				   .fileid_ofs = 0x08,
+				   .fileid_body_len = SMB2_OPLOCK_BREAK_SIZE,
+				   CMD(oplock_break) },
 	/*
 	 * Not implemented yet, answered STATUS_NOT_SUPPORTED by the
-	 * pipeline (docs/protocol.md lists them): CHANGE_NOTIFY,
-	 * OPLOCK_BREAK.  CANCEL has no response at all.
+	 * pipeline (docs/protocol.md lists them): CHANGE_NOTIFY.  CANCEL
+	 * has no response at all.
 	 */
 };
 

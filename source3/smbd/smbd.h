@@ -24,6 +24,7 @@ struct auth_ctx;
 struct vfs_handle;
 struct vfs_fh;
 struct passdb;
+struct smbd_oplock_break;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -160,6 +161,8 @@ struct smbd_open {
 	struct smbd_open *file_prev, *file_next;
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 	uint64_t position;              /* FilePositionInformation */
+	uint8_t oplock_level;           /* SMB2_OPLOCK_LEVEL_* held */
+	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
 };
 
 /*
@@ -250,6 +253,7 @@ SMBD_CMD(set_info);
 SMBD_CMD(lock);
 SMBD_CMD(echo);
 SMBD_CMD(ioctl);
+SMBD_CMD(oplock_break);
 #undef SMBD_CMD
 
 /* Open-file table (source3/smbd/open_files.c) */
