@@ -325,7 +325,7 @@ NTSTATUS smbd_oplock_ack(struct smbd_open *open, uint8_t level,
 
 	*new_level = SMB2_OPLOCK_LEVEL_NONE;
 	if (b == NULL) {
-		return NT_STATUS_INVALID_DEVICE_STATE;
+		return NT_STATUS_INVALID_OPLOCK_PROTOCOL;   /* as Samba */
 	}
 	if (level == SMB2_OPLOCK_LEVEL_LEASE) {
 		break_end(open, SMB2_OPLOCK_LEVEL_NONE);

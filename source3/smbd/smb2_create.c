@@ -2,8 +2,9 @@
  * CREATE (MS-SMB2 3.3.5.9): the request's checks, its create contexts and
  * the response.  Opening or creating the file is the file layer's
  * (create_open.c); the new open joins the server-wide file table
- * (share_mode.c).  Synchronous; the result is posted, never returned
- * inside _send.
+ * (share_mode.c).  Synchronous, except when another open's oplock must
+ * be broken first (oplock.c): then it waits async and runs again; the
+ * result is posted, never returned inside _send.
  */
 #include <errno.h>
 #include <fcntl.h>
