@@ -67,6 +67,8 @@ static void test_oplock__others_without_exclusive(void **state)
 	assert_int_equal(decide(req(X, 3, L2)).grant, L2);
 	assert_int_equal(decide(req(L2, 1, L2)).grant, L2);
 	assert_int_equal(decide(req(N, 1, L2)).grant, N);
+	/* only stat opens, one of them holding level II (it created) */
+	assert_int_equal(decide(req(B, 0, L2)).grant, L2);
 }
 
 static void test_oplock__exclusive_holder_is_broken(void **state)
