@@ -10,7 +10,13 @@ looks every response up by MessageId), so a Breaks object registers a
 request under MessageId 0xFFFFFFFFFFFFFFFF that collects them.
 
 RINGSMB_TARGET=samba runs the same against Debian's smbd, whose break
-timeout is fixed (about 35 s; ringsmb's is set to 2 s here).
+timeout is fixed (about 35 s; ringsmb's is set to 2 s here).  In this
+guest fixture Samba never sends a break: as test_lock.py describes for
+locks, its smbd for the second connection finds the first one's
+share-mode entry stale (the holder-process check fails with the
+fixture's private directories) and drops it, so the tests that need a
+break are xfail for Samba.  smbtorture smb2.oplock, which runs Samba
+with a user (tests/compat/torture.py), shows its breaks: 38 of 42 pass.
 """
 import shutil
 import struct
@@ -42,6 +48,11 @@ STATUS_SHARING_VIOLATION = 0xC0000043
 STATUS_INVALID_DEVICE_STATE = 0xC0000184
 STATUS_INVALID_OPLOCK_PROTOCOL = 0xC00000E3
 STATUS_CANCELLED = 0xC0000120
+
+samba_stale = pytest.mark.xfail(
+    TARGET == "samba", strict=False,
+    reason="the fixture's Samba drops the holder's share-mode entry as "
+           "stale and sends no break (see the docstring)")
 
 BREAK_TIMEOUT = 2 if TARGET == "ringsmb" else 35    # seconds
 WAIT = BREAK_TIMEOUT + 15
@@ -235,6 +246,7 @@ def test_directory_gets_none(two):
     d.close()
 
 
+@samba_stale
 def test_break_acknowledged(two):
     c1, c2 = two
     name = fresh()
@@ -258,6 +270,7 @@ def test_break_acknowledged(two):
     f1.close()
 
 
+@samba_stale
 def test_holder_closes_instead(two):
     c1, c2 = two
     name = fresh()
@@ -270,6 +283,7 @@ def test_holder_closes_instead(two):
     f2.close()
 
 
+@samba_stale
 def test_no_ack_times_out(two):
     c1, c2 = two
     name = fresh()
@@ -289,6 +303,7 @@ def test_no_ack_times_out(two):
     f1.close()
 
 
+@samba_stale
 def test_overwrite_breaks_to_none(two):
     c1, c2 = two
     name = fresh()
@@ -302,6 +317,7 @@ def test_overwrite_breaks_to_none(two):
     f1.close()
 
 
+@samba_stale
 def test_ack_above_the_break_level(two):
     c1, c2 = two
     name = fresh()
@@ -316,6 +332,7 @@ def test_ack_above_the_break_level(two):
     f1.close()
 
 
+@samba_stale
 def test_sharing_violation_after_batch_break(two):
     """A batch holder is broken even when the new open conflicts; the
     violation stands once the holder keeps its handle."""
@@ -332,6 +349,7 @@ def test_sharing_violation_after_batch_break(two):
     f1.close()
 
 
+@samba_stale
 def test_sharing_violation_exclusive_no_break(two):
     c1, c2 = two
     name = fresh()
@@ -354,6 +372,7 @@ def test_stat_open_breaks_nothing(two):
     f1.close()
 
 
+@samba_stale
 def test_level2_broken_by_write(two):
     c1, c2 = two
     name = fresh()
@@ -388,6 +407,7 @@ def test_second_open_same_connection(two):
     f1.close()
 
 
+@samba_stale
 def test_holder_connection_drops(two):
     c1, c2 = two
     name = fresh()
@@ -400,6 +420,7 @@ def test_holder_connection_drops(two):
     f2.close()
 
 
+@samba_stale
 def test_waiting_create_cancelled(two):
     c1, c2 = two
     name = fresh()
@@ -423,6 +444,7 @@ def test_waiting_create_cancelled(two):
     f1.close()
 
 
+@samba_stale
 def test_waiting_client_drops(two):
     """The waiting CREATE's connection goes away: nothing leaks (ASan)
     and the holder keeps working."""
