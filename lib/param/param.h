@@ -68,6 +68,8 @@ struct lp_share {
 	int smb_encrypt;                /* enum lp_smb_setting */
 	bool strict_sync;               /* FLUSH waits for an fsync */
 	bool ea_support;                /* EAs as user.* xattrs */
+	bool oplocks;                   /* CREATE may grant oplocks */
+	bool level2_oplocks;            /* ... level II ones too */
 };
 
 struct lp_global {
@@ -96,6 +98,7 @@ struct lp_global {
 	int smb_encrypt;                /* enum lp_smb_setting ([global]) */
 	int restrict_anonymous;         /* 0, 1, 2 */
 	const char *guest_account;
+	int oplock_break_timeout;       /* seconds a break waits for an ack */
 };
 
 struct loadparm {

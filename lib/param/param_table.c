@@ -102,6 +102,8 @@ const struct lp_param lp_params[] = {
 	{ "restrict anonymous", LP_INT, G(restrict_anonymous), .def = "0",
 	  .min = 0, .max = 2 },
 	{ "guest account", LP_STRING, G(guest_account), .def = "nobody" },
+	{ "oplock break timeout", LP_INT, G(oplock_break_timeout),
+	  .def = "35", .min = 1, .max = 3600 },
 
 	/* shares; in [global] they set the default for every share */
 	{ "path", LP_STRING, S(path), .def = "",
@@ -119,6 +121,9 @@ const struct lp_param lp_params[] = {
 	{ "valid users", LP_LIST, S(valid_users), .def = "" },
 	{ "strict sync", LP_BOOL, S(strict_sync), .def = "yes" },
 	{ "ea support", LP_BOOL, S(ea_support), .def = "yes" },
+	{ "oplocks", LP_BOOL, S(oplocks), .def = "yes" },
+	{ "level2 oplocks", LP_BOOL, S(level2_oplocks), .def = "yes",
+	  .synonyms = NAMES("level II oplocks") },
 	{ "server smb encrypt", LP_ENUM, .scope = LP_SCOPE_SHARE |
 	  LP_SCOPE_GLOBAL, .offset = offsetof(struct lp_share, smb_encrypt),
 	  .goffset = offsetof(struct lp_global, smb_encrypt),

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -204,6 +205,23 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 	return status;
 }
 
+/*
+ * Oplocks (oplock.c): breaks go out before the share modes are final
+ * and before a truncation; PENDING means wait for one and try again.
+ */
+static NTSTATUS open_oplock(struct smbd_tcon *tcon,
+			    const struct smbd_create_params *p,
+			    struct smbd_create_result *out, NTSTATUS status)
+{
+	if (!NT_STATUS_IS_OK(status) &&
+	    !NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION)) {
+		return status;
+	}
+	return smbd_oplock_open(tcon, &out->st, p->access, p->disposition,
+				p->oplock_request, S_ISDIR(out->st.stx_mode),
+				p->may_wait, status, &out->oplock_level);
+}
+
 static NTSTATUS use_existing(struct smbd_tcon *tcon,
 			     const struct smbd_create_params *p,
 			     struct smbd_create_result *out)
@@ -217,6 +235,7 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_check(server, &out->st, p->access,
 					 p->share_access);
+		status = open_oplock(tcon, p, out, status);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -256,6 +275,8 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	}
 	out->action = SMB2_FILE_CREATED;
 	if (NT_STATUS_IS_OK(status)) {
+		out->oplock_level = smbd_oplock_grant_new(
+			tcon, p->oplock_request, S_ISDIR(out->st.stx_mode));
 		status = store_attributes(p, out, false);
 	}
 	if (NT_STATUS_IS_OK(status)) {

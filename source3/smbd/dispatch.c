@@ -45,11 +45,12 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_CHANGE_NOTIFY] = { "CHANGE_NOTIFY", SMBD_NEED_TCON,
 				    .fileid_ofs = 0x08, .charge_ofs = 0x04,
 				    CMD(notify) },
-	/*
-	 * Not implemented yet, answered STATUS_NOT_SUPPORTED by the
-	 * pipeline (docs/protocol.md lists them): OPLOCK_BREAK.
-	 * CANCEL has no response at all.
-	 */
+	/* the oplock acknowledgment has a FileId, the lease one not */
+	[SMB2_OP_OPLOCK_BREAK] = { "OPLOCK_BREAK", SMBD_NEED_TCON,
+				   .fileid_ofs = 0x08,
+				   .fileid_body_len = SMB2_OPLOCK_BREAK_SIZE,
+				   CMD(oplock_break) },
+	/* CANCEL is handled by the pipeline: it has no response at all. */
 };
 
 const struct smbd_cmd *smbd_cmd_lookup(uint16_t opcode)

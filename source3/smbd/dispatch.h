@@ -28,6 +28,8 @@ struct smbd_cmd {
 	 * (IOCTLs such as VALIDATE_NEGOTIATE_INFO); req->open stays NULL.
 	 */
 	bool fileid_optional;
+	/* not 0: the FileId is there only in a body of this size */
+	uint16_t fileid_body_len;
 	/* body offsets of the 32-bit lengths CreditCharge must cover */
 	uint16_t charge_ofs;
 	uint16_t charge_ofs2;

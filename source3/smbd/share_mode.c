@@ -10,6 +10,7 @@
 #include "lib/util/dlist.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -82,6 +83,12 @@ NTSTATUS smbd_file_check(struct smbd_server *server, const struct statx *st,
 		}
 	}
 	return NT_STATUS_OK;
+}
+
+struct smbd_file *smbd_file_find(struct smbd_server *server,
+				 const struct statx *st)
+{
+	return file_find(server, st);
 }
 
 static struct smbd_file *file_new(struct smbd_server *server,
@@ -175,6 +182,8 @@ void smbd_file_detach(struct smbd_open *open)
 	}
 	open->file = NULL;
 	open->file_prev = open->file_next = NULL;
+	/* a CREATE waiting for this open's oplock break looks again */
+	smbd_oplock_open_gone(open, f);
 	if (--f->num_opens > 0) {
 		if (open->delete_on_close) {
 			file_now_delete_pending(f);

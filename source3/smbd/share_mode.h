@@ -18,6 +18,7 @@
 				SMB2_DELETE)
 
 struct brl_table;
+struct smbd_oplock_waiter;
 
 struct smbd_file {
 	struct smbd_file *prev, *next;  /* in its hash bucket */
@@ -27,6 +28,8 @@ struct smbd_file {
 	size_t num_opens;
 	bool delete_pending;
 	struct brl_table *brl;          /* byte-range locks (brlock.c) */
+	/* CREATEs waiting for an oplock break of an open (oplock.c) */
+	struct smbd_oplock_waiter *oplock_waiters;
 };
 
 /*
@@ -36,6 +39,10 @@ struct smbd_file {
  */
 NTSTATUS smbd_file_check(struct smbd_server *server, const struct statx *st,
 			 uint32_t access, uint32_t share_access);
+
+/* The file of this inode, if anything has it open; NULL: none. */
+struct smbd_file *smbd_file_find(struct smbd_server *server,
+				 const struct statx *st);
 
 /* Link a new open to its file (after smbd_file_check said OK). */
 NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st);

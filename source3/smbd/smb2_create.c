@@ -2,8 +2,9 @@
  * CREATE (MS-SMB2 3.3.5.9): the request's checks, its create contexts and
  * the response.  Opening or creating the file is the file layer's
  * (create_open.c); the new open joins the server-wide file table
- * (share_mode.c).  Synchronous; the result is posted, never returned
- * inside _send.
+ * (share_mode.c).  Synchronous, except when another open's oplock must
+ * be broken first (oplock.c): then it waits async and runs again; the
+ * result is posted, never returned inside _send.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/ea.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -95,11 +97,12 @@ static NTSTATUS create_check_access(struct smbd_tcon *tcon,
 		SMBD_FILE_ALL_ACCESS;
 	a->access = create_map_generic(a->r.desired_access, a->max_access);
 	/*
-	 * Nothing at all, bits no object has, or SYNCHRONIZE alone: what
-	 * Windows and Samba deny (smbtorture smb2.create.gentest)
+	 * Nothing at all, or bits no object has: what Windows and Samba
+	 * deny (smbtorture smb2.create.gentest).  SYNCHRONIZE alone is a
+	 * stat open and allowed (smb2.oplock.statopen1), although gentest
+	 * expects it denied.
 	 */
 	if (a->r.desired_access == 0 ||
-	    a->r.desired_access == SMB2_SYNCHRONIZE ||
 	    (a->r.desired_access & SMB2_ACCESS_MASK_INVALID)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
@@ -244,6 +247,7 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 	size_t n = 0;
 	struct smb2_create_rsp out = {
 		.create_action = res->action,
+		.oplock_level = open->oplock_level,
 		.file_id = { open->persistent_id, open->volatile_id },
 	};
 
@@ -288,6 +292,7 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	open->access_mask = a->access;
 	open->share_access = a->r.share_access;
 	open->create_options = a->r.create_options;
+	open->oplock_level = res->oplock_level;
 	open->delete_on_close =
 		(a->r.create_options & SMB2_FILE_DELETE_ON_CLOSE) != 0;
 	status = smbd_file_attach(open, &res->st);
@@ -312,6 +317,8 @@ static NTSTATUS create_do_open(struct create_args *a,
 		.options = a->r.create_options,
 		.attributes = a->r.file_attributes,
 		.read_only_share = req->tcon->read_only,
+		.oplock_request = a->r.requested_oplock_level,
+		.may_wait = req->may_go_async,
 	};
 	NTSTATUS status = create_check_contexts(req->tcon, &a->r.contexts);
 
@@ -332,8 +339,9 @@ static NTSTATUS create_do_open(struct create_args *a,
 	return status;
 }
 
+/* NT_STATUS_PENDING: wait for an oplock break of the file *wait_st */
 static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
-			   struct smbd_response *rsp)
+			   struct smbd_response *rsp, struct statx *wait_st)
 {
 	struct create_args *a = talloc_zero(mem_ctx, struct create_args);
 	struct smbd_create_result res = {};
@@ -346,6 +354,11 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	status = create_parse(a, req, a);
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_do_open(a, req, &res);
+	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
+		*wait_st = res.st;
+		talloc_free(a);
+		return status;
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_new_open(req, a, &res, &open);
@@ -369,19 +382,192 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	return status;
 }
 
+/*
+ * ---- waiting for an oplock break (oplock.h) ----
+ *
+ * The CREATE goes async, and each time the file changes (an
+ * acknowledgment, a timeout, a close) it runs again from the start, in
+ * an immediate of its own, never inside the request or teardown that
+ * woke it.  Its tree connect may go away meanwhile (TREE_DISCONNECT,
+ * LOGOFF, a dropped connection): a watch hanging off the tcon says so.
+ */
+struct smb2_create_state {
+	struct tevent_context *ev;
+	struct tevent_req *result;
+	struct smbd_request *req;
+	struct smbd_tcon *tcon;         /* NULL once it went away */
+	struct create_watch *watch;
+	struct smbd_oplock_waiter *waiter;
+	struct tevent_immediate *im;
+	struct statx st;                /* the file a break is awaited on */
+	struct smbd_response rsp;
+};
+
+struct create_watch {
+	struct smb2_create_state *state;
+};
+
+static void create_woken(void *private_data);
+static void create_retry(struct tevent_context *ev,
+			 struct tevent_immediate *im, void *private_data);
+static bool create_cancel(struct tevent_req *result);
+
+static void create_finish(struct tevent_req *result, NTSTATUS status)
+{
+	if (tevent_req_nterror(result, status)) {
+		return;
+	}
+	tevent_req_done(result);
+}
+
+static int create_watch_destructor(struct create_watch *w)
+{
+	struct smb2_create_state *state = w->state;
+
+	if (state != NULL) {
+		state->tcon = NULL;
+		state->watch = NULL;
+		TALLOC_FREE(state->waiter);
+		if (state->im != NULL) {
+			tevent_schedule_immediate(state->im, state->ev,
+						  create_retry, state->result);
+		}
+	}
+	return 0;
+}
+
+static void create_cleanup(struct tevent_req *result,
+			   enum tevent_req_state req_state)
+{
+	struct smb2_create_state *state = tevent_req_data(
+		result, struct smb2_create_state);
+
+	TALLOC_FREE(state->waiter);
+	TALLOC_FREE(state->im);
+	if (state->watch != NULL) {
+		state->watch->state = NULL;
+		TALLOC_FREE(state->watch);
+	}
+}
+
+/* Wait on the file; false: out of memory. */
+static bool create_wait(struct tevent_req *result)
+{
+	struct smb2_create_state *state = tevent_req_data(
+		result, struct smb2_create_state);
+	struct smbd_tcon *tcon = state->req->tcon;
+
+	if (state->im == NULL) {
+		state->im = tevent_create_immediate(state);
+	}
+	if (state->watch == NULL) {
+		state->watch = talloc_zero(tcon, struct create_watch);
+		if (state->watch != NULL) {
+			state->watch->state = state;
+			talloc_set_destructor(state->watch,
+					      create_watch_destructor);
+		}
+	}
+	state->tcon = tcon;
+	state->waiter = smbd_oplock_wait(state, tcon->session->conn->server,
+					 &state->st, create_woken, result);
+	if (state->im == NULL || state->watch == NULL ||
+	    state->waiter == NULL) {
+		return false;
+	}
+	tevent_req_set_cancel_fn(result, create_cancel);
+	return true;
+}
+
 struct tevent_req *smb2_create_send(TALLOC_CTX *mem_ctx,
 				    struct tevent_context *ev,
 				    struct smbd_request *req)
 {
-	struct smbd_response rsp = { .status = NT_STATUS_OK };
-	NTSTATUS status = create_run(mem_ctx, req, &rsp);
+	struct smb2_create_state *state = NULL;
+	struct tevent_req *result = tevent_req_create(
+		mem_ctx, &state, struct smb2_create_state);
+	NTSTATUS status;
 
-	return smbd_done_send(mem_ctx, ev, status,
-			      NT_STATUS_IS_OK(status) ? &rsp : NULL);
+	if (result == NULL) {
+		return NULL;
+	}
+	state->ev = ev;
+	state->result = result;
+	state->req = req;
+	state->rsp.status = NT_STATUS_OK;
+	tevent_req_set_cleanup_fn(result, create_cleanup);
+	status = create_run(state, req, &state->rsp, &state->st);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
+		if (create_wait(result)) {
+			req->go_async = true;
+			return result;
+		}
+		status = NT_STATUS_NO_MEMORY;
+	}
+	create_finish(result, status);
+	return tevent_req_post(result, ev);
+}
+
+/* From oplock.c, inside another request or an open's teardown. */
+static void create_woken(void *private_data)
+{
+	struct tevent_req *result = talloc_get_type_abort(
+		private_data, struct tevent_req);
+	struct smb2_create_state *state = tevent_req_data(
+		result, struct smb2_create_state);
+
+	TALLOC_FREE(state->waiter);
+	tevent_schedule_immediate(state->im, state->ev, create_retry, result);
+}
+
+static void create_retry(struct tevent_context *ev,
+			 struct tevent_immediate *im, void *private_data)
+{
+	struct tevent_req *result = talloc_get_type_abort(
+		private_data, struct tevent_req);
+	struct smb2_create_state *state = tevent_req_data(
+		result, struct smb2_create_state);
+	NTSTATUS status = NT_STATUS_NETWORK_NAME_DELETED;
+
+	if (state->tcon != NULL) {
+		state->req->tcon = state->tcon;
+		status = create_run(state, state->req, &state->rsp,
+				    &state->st);
+	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
+		if (create_wait(result)) {
+			return;
+		}
+		status = NT_STATUS_NO_MEMORY;
+	}
+	tevent_req_set_cancel_fn(result, NULL);
+	create_finish(result, status);
+}
+
+static bool create_cancel(struct tevent_req *result)
+{
+	struct smb2_create_state *state = tevent_req_data(
+		result, struct smb2_create_state);
+
+	TALLOC_FREE(state->waiter);
+	TALLOC_FREE(state->im);
+	tevent_req_set_cancel_fn(result, NULL);
+	tevent_req_defer_callback(result, state->ev);
+	tevent_req_nterror(result, NT_STATUS_CANCELLED);
+	return true;
 }
 
 NTSTATUS smb2_create_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			  struct smbd_response *rsp)
 {
-	return smbd_done_recv(subreq, mem_ctx, rsp);
+	struct smb2_create_state *state = tevent_req_data(
+		subreq, struct smb2_create_state);
+	NTSTATUS status;
+
+	if (tevent_req_is_nterror(subreq, &status)) {
+		return status;
+	}
+	*rsp = state->rsp;
+	talloc_steal(mem_ctx, rsp->body);
+	return NT_STATUS_OK;
 }

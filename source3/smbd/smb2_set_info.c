@@ -13,6 +13,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/ea.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smb2_set_info.h"
 
@@ -166,6 +167,8 @@ static NTSTATUS si_size_check(const struct si_ctx *s)
 	if (s->open->is_dir || s->in->value > INT64_MAX) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
+	/* a size change breaks level II oplocks (MS-FSA 2.1.5.14.4) */
+	smbd_oplock_contend_level2(s->open);
 	return NT_STATUS_OK;
 }
 

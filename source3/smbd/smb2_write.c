@@ -15,6 +15,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/smbd_files.h"
 
 /* MS-FSA 2.1.5.4: ByteOffset -1 on an append-only open means EOF. */
@@ -113,6 +114,8 @@ static NTSTATUS smb2_write_prepare(struct smbd_request *req,
 			 nt_errstr(status));
 		return status;
 	}
+	/* level II holders stop caching reads (MS-FSA 2.1.4.12) */
+	smbd_oplock_contend_level2(req->open);
 	state->fh = req->open->fh;
 	state->sync = (state->w.flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
 		(req->open->create_options & SMB2_FILE_WRITE_THROUGH);

@@ -26,6 +26,7 @@ struct vfs_fh;
 struct passdb;
 struct smbd_notify_ctx;
 struct smbd_open_notify;
+struct smbd_oplock_break;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -166,6 +167,8 @@ struct smbd_open {
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
 	/* CHANGE_NOTIFY watch and waiting requests (smb2_notify.c) */
 	struct smbd_open_notify *notify;
+	uint8_t oplock_level;           /* SMB2_OPLOCK_LEVEL_* held */
+	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
 };
 
 /*
@@ -257,6 +260,7 @@ SMBD_CMD(lock);
 SMBD_CMD(echo);
 SMBD_CMD(ioctl);
 SMBD_CMD(notify);
+SMBD_CMD(oplock_break);
 #undef SMBD_CMD
 
 /* Open-file table (source3/smbd/open_files.c) */

@@ -60,12 +60,15 @@ struct smbd_create_params {
 	uint32_t attributes;            /* FileAttributes for a new file */
 	uint64_t allocation_size;       /* AlSi for a new file, or 0 */
 	bool read_only_share;
+	uint8_t oplock_request;         /* RequestedOplockLevel */
+	bool may_wait;                  /* for an oplock break (PENDING) */
 };
 
 struct smbd_create_result {
 	struct vfs_fh *fh;
 	struct statx st;
 	uint32_t action;                /* SMB2_FILE_OPENED ... */
+	uint8_t oplock_level;           /* granted */
 };
 
 /*
