@@ -584,7 +584,7 @@ NTSTATUS smb2_fsinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
 	return fi_finish(mem_ctx, w.p, full, max_len, out, out_len);
 }
 
-/* ---- directory entries (MS-FSCC 2.4.8, .14, .17, .26, .34, .35) ---- */
+/* ---- directory entries (MS-FSCC 2.4.8, .14, .17, .21, .26, .34, .35) ---- */
 
 #define DE_DIRECTORY_FIXED	64
 #define DE_FULL_FIXED		68
@@ -592,6 +592,7 @@ NTSTATUS smb2_fsinfo_push(TALLOC_CTX *mem_ctx, uint8_t info_class,
 #define DE_NAMES_FIXED		12
 #define DE_ID_BOTH_FIXED	104
 #define DE_ID_FULL_FIXED	80
+#define DE_ID_EXTD_FIXED	88	/* 2.4.21: 128-bit FileId */
 #define DE_SHORT_NAME_BYTES	24
 
 size_t smb2_dirent_fixed_size(uint8_t info_class)
@@ -609,6 +610,8 @@ size_t smb2_dirent_fixed_size(uint8_t info_class)
 		return DE_ID_BOTH_FIXED;
 	case SMB2_FILE_ID_FULL_DIRECTORY_INFORMATION:
 		return DE_ID_FULL_FIXED;
+	case SMB2_FILE_ID_EXTD_DIRECTORY_INFORMATION:
+		return DE_ID_EXTD_FIXED;
 	}
 	return 0;
 }
@@ -654,7 +657,11 @@ static void de_encode(struct fi_w *w, uint8_t info_class,
 		return;
 	}
 	w_u32(w, m->ea_size);
-	if (info_class == SMB2_FILE_ID_FULL_DIRECTORY_INFORMATION) {
+	if (info_class == SMB2_FILE_ID_EXTD_DIRECTORY_INFORMATION) {
+		w_u32(w, 0);    /* ReparsePointTag: none are served */
+		w_u64(w, m->file_id);
+		w_u64(w, 0);    /* the FileId's upper 64 bits */
+	} else if (info_class == SMB2_FILE_ID_FULL_DIRECTORY_INFORMATION) {
 		w_u32(w, 0);    /* Reserved */
 		w_u64(w, m->file_id);
 	} else if (info_class != SMB2_FILE_FULL_DIRECTORY_INFORMATION) {

@@ -947,6 +947,21 @@ static void test_dirlist__exact_fields_and_truncation(void **state)
 	assert_int_equal(pull_le64(buf + 96), sample_meta.file_id);
 	assert_memory_equal(buf + 104, name, 2);
 
+	/* IdExtd (MS-FSCC 2.4.21): 88 fixed bytes, a 128-bit FileId */
+	memset(buf, 0xAA, 256);
+	smb2_dirlist_init(&l, SMB2_FILE_ID_EXTD_DIRECTORY_INFORMATION, buf,
+			  90);
+	assert_true(smb2_dirlist_add(&l, &sample_meta, &n));
+	assert_int_equal(l.len, 90);
+	assert_int_equal(pull_le32(buf + 60), 2);       /* FileNameLength */
+	assert_int_equal(pull_le32(buf + 68), 0);       /* ReparsePointTag */
+	assert_int_equal(pull_le64(buf + 72), sample_meta.file_id);
+	assert_int_equal(pull_le64(buf + 80), 0);
+	assert_memory_equal(buf + 88, name, 2);
+	smb2_dirlist_init(&l, SMB2_FILE_ID_EXTD_DIRECTORY_INFORMATION, buf,
+			  89);
+	assert_false(smb2_dirlist_add(&l, &sample_meta, &n));
+
 	/* too small for one entry */
 	smb2_dirlist_init(&l, SMB2_FILE_DIRECTORY_INFORMATION, buf, 65);
 	assert_false(smb2_dirlist_add(&l, &sample_meta, &n));
