@@ -679,7 +679,9 @@ def write_report(path, suites, rs, sa, versions, elapsed):
 
 def compare(args):
     suites = load_suites(only=args.suite)
-    rs = Run(TortureRingsmb, suites, args.out_dir, args.budget)
+    # ringsmb with the gate's hang limits, Samba with the Samba-sized ones
+    rs = Run(TortureRingsmb, ringsmb_suites(args), args.out_dir,
+             args.budget)
     sa = Run(TortureSamba, suites, args.out_dir, args.budget)
     if args.reuse:
         rs.load()
