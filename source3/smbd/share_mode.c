@@ -283,6 +283,24 @@ NTSTATUS smbd_file_renamed(struct smbd_open *open, const char *new_name)
 	return NT_STATUS_OK;
 }
 
+bool smbd_file_blocks_child_rename(struct smbd_server *server,
+				   const struct statx *st)
+{
+	struct smbd_file *f = file_find(server, st);
+	struct smbd_open *o = NULL;
+
+	for (o = f != NULL ? f->opens : NULL; o != NULL; o = o->file_next) {
+		if ((o->access_mask & SMBD_SHARE_MODE_ACCESS) == 0) {
+			continue;
+		}
+		if ((o->access_mask & SMB2_DELETE) ||
+		    !(o->share_access & SMB2_FILE_SHARE_DELETE)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool open_is_below(const struct smbd_open *o, const char *root,
 			  const char *dir, size_t len)
 {

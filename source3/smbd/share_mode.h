@@ -64,6 +64,15 @@ NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on);
 /* After a rename: every open of the file now has this name. */
 NTSTATUS smbd_file_renamed(struct smbd_open *open, const char *new_name);
 
+/*
+ * Does an open of directory st keep its children from being renamed?  One
+ * that takes part in share modes and holds DELETE, or does not share
+ * delete (smbtorture smb2.rename: Windows and Samba refuse with
+ * SHARING_VIOLATION).
+ */
+bool smbd_file_blocks_child_rename(struct smbd_server *server,
+				   const struct statx *st);
+
 /* Is anything below directory path (share-relative) open on this share? */
 bool smbd_file_open_below(struct smbd_tcon *tcon, const char *dir);
 

@@ -111,8 +111,35 @@ static NTSTATUS sn_path_status(NTSTATUS status)
 }
 
 /*
+ * Opens of the directory the file is in may keep it from being renamed
+ * (smbd_file_blocks_child_rename): SHARING_VIOLATION.
+ */
+static NTSTATUS sn_parent_check(struct si_ctx *s)
+{
+	const char *slash = strrchr(s->open->name, '/');
+	char *dir = talloc_strndup(s->tmp, s->open->name,
+				   slash ? (size_t)(slash - s->open->name) : 0);
+	struct vfs_fh *fh = NULL;
+	struct statx st;
+	NTSTATUS status;
+
+	if (dir == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = vfs_openat(dir, s->open->tcon->vfs, dir, O_PATH | O_DIRECTORY,
+			    &fh, &st);
+	if (NT_STATUS_IS_OK(status) &&
+	    smbd_file_blocks_child_rename(s->req->conn->server, &st)) {
+		status = NT_STATUS_SHARING_VIOLATION;
+	}
+	talloc_free(dir);
+	return status;
+}
+
+/*
  * DELETE access on the open; every other open of the file must share
- * delete (else SHARING_VIOLATION); nothing open below a directory.
+ * delete (else SHARING_VIOLATION), as must the opens of its directory;
+ * nothing open below a directory.
  */
 static NTSTATUS sn_rename_check(struct si_ctx *s)
 {
@@ -136,7 +163,7 @@ static NTSTATUS sn_rename_check(struct si_ctx *s)
 	    smbd_file_open_below(s->open->tcon, s->open->name)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	return NT_STATUS_OK;
+	return sn_parent_check(s);
 }
 
 NTSTATUS si_rename(struct si_ctx *s)
