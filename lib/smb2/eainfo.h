@@ -102,6 +102,9 @@ struct smb2_sid {
 #define SMB2_ACE_ACCESS_ALLOWED	0x00
 #define SMB2_ACE_ACCESS_DENIED	0x01
 
+/* AceFlags: the ACE is only inherited, it does not apply to its object */
+#define SMB2_ACE_INHERIT_ONLY	0x08
+
 struct smb2_ace {
 	uint8_t type;
 	uint8_t flags;
@@ -111,6 +114,7 @@ struct smb2_ace {
 
 /* Control bits (MS-DTYP 2.4.6) */
 #define SMB2_SD_DACL_PRESENT	0x0004
+#define SMB2_SD_DACL_DEFAULTED	0x0008
 #define SMB2_SD_SACL_PRESENT	0x0010
 #define SMB2_SD_SELF_RELATIVE	0x8000
 
@@ -127,6 +131,7 @@ struct smb2_secdesc {
 	const struct smb2_sid *owner;
 	const struct smb2_sid *group;
 	bool has_dacl;
+	bool null_dacl;                 /* DACL_PRESENT, offset 0: all access */
 	bool has_sacl;
 	const struct smb2_ace *aces;
 	size_t num_aces;
@@ -139,6 +144,23 @@ struct smb2_secdesc {
  */
 NTSTATUS smb2_secdesc_push(TALLOC_CTX *mem_ctx, const struct smb2_secdesc *sd,
 			   uint8_t **out, size_t *out_len);
+
+/*
+ * Parses a self-relative SD of len bytes into *sd, SIDs and ACEs on
+ * mem_ctx.  Every part the header points to must lie inside the buffer
+ * after the 20-byte header: a SID with revision 1 and at most 15
+ * sub-authorities, an ACL with revision 2 or 4 whose AclSize fits and
+ * whose AceCount ACEs each fit inside AclSize.  ACCESS_ALLOWED/DENIED
+ * ACEs have mask and SID parsed; other ACE types keep only type, flags
+ * and mask (SID empty).  The SACL is checked, not returned (has_sacl
+ * only).  Anything malformed: INVALID_SECURITY_DESCR (as Windows
+ * answers; Samba 4.17 answers its NDR errors, docs/protocol.md).
+ */
+NTSTATUS smb2_secdesc_pull(TALLOC_CTX *mem_ctx, const uint8_t *buf,
+			   size_t len, struct smb2_secdesc *sd);
+
+/* Whether two SIDs are the same. */
+bool smb2_sid_equal(const struct smb2_sid *a, const struct smb2_sid *b);
 
 /* A SID's encoded size: 8 + 4 per sub-authority. */
 size_t smb2_sid_size(const struct smb2_sid *sid);

@@ -290,6 +290,13 @@ int vfs_next_fntimes(struct vfs_module *m, struct vfs_fh *fh,
 	return m->ops->fntimes(m, fh, ts);
 }
 
+int vfs_next_fchmod(struct vfs_module *m, struct vfs_fh *fh, mode_t mode)
+{
+	m = m->next;
+	VFS_FIND(m, fchmod);
+	return m->ops->fchmod(m, fh, mode);
+}
+
 int vfs_next_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
 		       const char *name, void *buf, size_t len)
 {
@@ -457,6 +464,14 @@ NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2])
 
 	VFS_FIND(m, fntimes);
 	return vfs_status(m->ops->fntimes(m, fh, ts));
+}
+
+NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	VFS_FIND(m, fchmod);
+	return vfs_status(m->ops->fchmod(m, fh, mode & 07777));
 }
 
 NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,

@@ -154,6 +154,8 @@ struct vfs_ops {
 			 uint64_t off, uint64_t len);
 	int (*fntimes)(struct vfs_module *m, struct vfs_fh *fh,
 		       const struct timespec ts[2]);
+	/* permission bits (07777); O_PATH fds too */
+	int (*fchmod)(struct vfs_module *m, struct vfs_fh *fh, mode_t mode);
 	int (*fgetxattr)(struct vfs_module *m, struct vfs_fh *fh,
 			 const char *name, void *buf, size_t len);
 	int (*fsetxattr)(struct vfs_module *m, struct vfs_fh *fh,
@@ -246,6 +248,7 @@ NTSTATUS vfs_ftruncate(struct vfs_fh *fh, uint64_t len);
 NTSTATUS vfs_fallocate(struct vfs_fh *fh, int mode, uint64_t off,
 		       uint64_t len);
 NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2]);
+NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode);
 /* *got: the value's length; NOT_FOUND-style status when there is none */
 NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 		       size_t len, size_t *got);
@@ -294,6 +297,7 @@ int vfs_next_fallocate(struct vfs_module *m, struct vfs_fh *fh, int mode,
 		       uint64_t off, uint64_t len);
 int vfs_next_fntimes(struct vfs_module *m, struct vfs_fh *fh,
 		     const struct timespec ts[2]);
+int vfs_next_fchmod(struct vfs_module *m, struct vfs_fh *fh, mode_t mode);
 int vfs_next_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
 		       const char *name, void *buf, size_t len);
 int vfs_next_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,

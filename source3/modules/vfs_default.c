@@ -435,6 +435,19 @@ static void default_fd_path(const struct vfs_fh *fh, char *buf,
 	snprintf(buf, len, "/proc/self/fd/%d", fh->fd);
 }
 
+/* fchmod refuses O_PATH fds, and fchmodat's AT_EMPTY_PATH is new (6.6) */
+static int default_fchmod(struct vfs_module *m, struct vfs_fh *fh,
+			  mode_t mode)
+{
+	char p[32];
+
+	if (!fh->is_path_only) {
+		return fchmod(fh->fd, mode) != 0 ? -errno : 0;
+	}
+	default_fd_path(fh, p, sizeof(p));
+	return chmod(p, mode) != 0 ? -errno : 0;
+}
+
 static int default_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
 			     const char *name, void *buf, size_t len)
 {
@@ -728,6 +741,7 @@ const struct vfs_ops vfs_default_ops = {
 	.ftruncate = default_ftruncate,
 	.fallocate = default_fallocate,
 	.fntimes = default_fntimes,
+	.fchmod = default_fchmod,
 	.fgetxattr = default_fgetxattr,
 	.fsetxattr = default_fsetxattr,
 	.copy_range = default_copy_range,

@@ -1,8 +1,9 @@
 /*
- * Security descriptors synthesized from POSIX ownership and mode, read
- * only (docs/vfs.md): owner S-1-22-1-<uid>, group S-1-22-2-<gid>, and a
+ * Security descriptors synthesized from POSIX ownership and mode
+ * (docs/vfs.md): owner S-1-22-1-<uid>, group S-1-22-2-<gid>, and a
  * DACL of three ACCESS_ALLOWED ACEs for owner, group and Everyone
  * (S-1-1-0) whose masks map the rwx bits as Samba's default mapping does.
+ * Setting one maps its DACL back to the rwx bits; nothing else is kept.
  */
 #ifndef RINGSMB_SMBD_SECDESC_H
 #define RINGSMB_SMBD_SECDESC_H
@@ -27,5 +28,40 @@ NTSTATUS smbd_secdesc_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx, const struct statx *st,
 				uint32_t secinfo, uint8_t **out,
 				size_t *out_len);
+
+/* The rwx triple (0..7) an ACE's access mask maps to. */
+unsigned smbd_secdesc_perms(uint32_t mask);
+
+/*
+ * The permission bits (0..0777) a DACL maps to for a file owned by
+ * uid:gid.  Only ACEs for S-1-22-1-uid, S-1-22-2-gid and Everyone that
+ * apply to the object itself count, in order, first match per bit; an
+ * owner or group the DACL does not name gets Everyone's bits.  No DACL
+ * or a NULL DACL: 0777; an empty DACL: 0.
+ */
+mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd, uint32_t uid,
+			      uint32_t gid);
+
+/*
+ * Applies the parts secinfo names, without access checks: owner and
+ * group only as the file's own (another Unix id ACCESS_DENIED, a
+ * non-Unix SID INVALID_OWNER), the DACL as fchmod.
+ */
+NTSTATUS smbd_secdesc_apply(struct vfs_fh *fh, const struct smb2_secdesc *sd,
+			    uint32_t secinfo);
+
+/*
+ * SET_INFO SECURITY: parses buf (INVALID_SECURITY_DESCR), checks
+ * WRITE_OWNER / WRITE_DAC / ACCESS_SYSTEM_SECURITY for what secinfo
+ * sets (ACCESS_DENIED), then applies.
+ */
+NTSTATUS smbd_secdesc_set(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			  uint32_t secinfo, const uint8_t *buf, size_t len);
+
+/* CREATE's SecD: parsed before anything is created ... */
+NTSTATUS smbd_secdesc_create_check(const struct smb2_create_ctx_list *l);
+/* ... and applied to a file or directory the CREATE created. */
+NTSTATUS smbd_secdesc_create_apply(struct vfs_fh *fh, uint32_t action,
+				   const struct smb2_create_ctx_list *l);
 
 #endif

@@ -14,6 +14,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/ea.h"
+#include "source3/smbd/secdesc.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
@@ -150,7 +151,7 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
  * (TWrp) and no durable handles to reconnect (DHnC/DH2C).  Asking for a
  * durable handle or a lease is not an error: neither is granted (no
  * response context, oplock level NONE).  A security descriptor (SecD) is
- * not applied: ringsmb has no NT ACLs (docs/protocol.md).
+ * parsed first and mapped to the mode of what was created (secdesc.c).
  */
 static NTSTATUS create_check_contexts(struct smbd_tcon *tcon,
 				      const struct smb2_create_ctx_list *l)
@@ -158,6 +159,9 @@ static NTSTATUS create_check_contexts(struct smbd_tcon *tcon,
 	size_t n = 0;
 	NTSTATUS status = smbd_ea_create_check(tcon, l);
 
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_secdesc_create_check(l);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -335,6 +339,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_ea_create_apply(req->tcon, res->fh, res->action,
 					      &a->r.contexts);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_secdesc_create_apply(res->fh, res->action,
+						   &a->r.contexts);
 	}
 	return status;
 }

@@ -3,8 +3,9 @@
  * object-store rules of MS-FSA 2.1.5.14.  Everything is synchronous VFS
  * work; the result is posted, never returned inside _send.
  *
- * File system, security and quota information: NOT_SUPPORTED (nothing
- * is accepted and ignored).  EAs: ea.c.  Renames and hard links: smb2_set_info_name.c.
+ * File system and quota information: NOT_SUPPORTED (nothing is accepted
+ * and ignored).  EAs: ea.c.  Security descriptors: secdesc.c.  Renames
+ * and hard links: smb2_set_info_name.c.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/ea.h"
 #include "source3/smbd/oplock.h"
+#include "source3/smbd/secdesc.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smb2_set_info.h"
 
@@ -359,6 +361,9 @@ static NTSTATUS si_dispatch(TALLOC_CTX *tmp, struct smbd_request *req,
 		return si_known_fs_class(r->file_info_class) ?
 			NT_STATUS_NOT_SUPPORTED : NT_STATUS_INVALID_INFO_CLASS;
 	case SMB2_INFO_SECURITY:
+		return smbd_secdesc_set(tmp, req->open,
+					r->additional_information,
+					r->buffer.data, r->buffer.len);
 	case SMB2_INFO_QUOTA:
 		return NT_STATUS_NOT_SUPPORTED;
 	}

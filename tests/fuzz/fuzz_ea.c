@@ -2,9 +2,11 @@
  * libFuzzer harness: EA lists (MS-FSCC 2.4.15) and SIDs.  The first
  * input byte picks the parser: 0 FILE_FULL_EA_INFORMATION
  * (smb2_ea_list_pull), 1 FILE_GET_EA_INFORMATION (smb2_ea_names_pull),
- * 2 a SID (smb2_sid_pull); the rest is the buffer.  Every parsed name
- * and value must lie inside the input, and a parsed full list pushed
- * again must parse to the same entries (RELIABILITY 34, 35).
+ * 2 a SID (smb2_sid_pull), 3 a self-relative SD (smb2_secdesc_pull);
+ * the rest is the buffer.  Every parsed
+ * name and value must lie inside the input, a parsed full list pushed
+ * again must parse to the same entries, and a parsed SD pushed again
+ * must parse again (RELIABILITY 34, 35).
  * Seed corpus: tests/fuzz/corpus/ea/ (from test_eainfo's vectors).
  */
 #include <stdlib.h>
@@ -69,6 +71,25 @@ static void fuzz_list(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
 	}
 }
 
+static void fuzz_sd(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len)
+{
+	struct smb2_secdesc sd, again;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+
+	if (!NT_STATUS_IS_OK(smb2_secdesc_pull(mem_ctx, buf, len, &sd))) {
+		return;
+	}
+	if (NT_STATUS_IS_OK(smb2_secdesc_push(mem_ctx, &sd, &out,
+					      &out_len)) &&
+	    (!NT_STATUS_IS_OK(smb2_secdesc_pull(mem_ctx, out, out_len,
+						&again)) ||
+	     again.num_aces != sd.num_aces ||
+	     again.null_dacl != sd.null_dacl)) {
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	TALLOC_CTX *mem_ctx = NULL;
@@ -87,12 +108,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	memcpy(buf, data + 1, len);
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		fuzz_list(mem_ctx, buf, len, false);
 		break;
 	case 1:
 		fuzz_list(mem_ctx, buf, len, true);
+		break;
+	case 3:
+		fuzz_sd(mem_ctx, buf, len);
 		break;
 	default:
 		if (NT_STATUS_IS_OK(smb2_sid_pull(buf, len, &sid, &used)) &&

@@ -624,8 +624,9 @@ def test_unsupported_and_unknown_classes(t):
         # FileStandardInformation can be queried, not set
         assert set_info(t, f, STANDARD, b"\0" * 24) == INVALID_INFO_CLASS
         if TARGET == "ringsmb":
-            # no security descriptors: refused, never accepted and ignored
+            # an SD with revision 0: refused before any access check
+            # (test_secdesc.py has the settable ones)
             assert set_info(t, f, 0, b"\0" * 20,
-                            info_type=3) == NOT_SUPPORTED
+                            info_type=3) == 0xC0000079
     finally:
         f.close()

@@ -1,7 +1,7 @@
 /*
  * Unit tests for the EA list codecs, the security descriptor encoder and
  * the 8.3 short names (lib/smb2/ea_codec.c, secdesc_codec.c,
- * shortname.c), and the mode -> SD mapping of source3/smbd/secdesc.c
+ * shortname.c), and the mode <-> SD mapping of source3/smbd/secdesc.c
  * (included, h2o's t/00unit style, with vfs_fstat stubbed).
  */
 #include <stdlib.h>
@@ -11,8 +11,13 @@
 #include "lib/util/byteorder.h"
 #include "source3/smbd/secdesc.c"
 
-/* secdesc.c's one VFS call; the tests use smbd_secdesc_from_stat */
+/* secdesc.c's VFS calls; the tests use the pure functions */
 NTSTATUS vfs_fstat(struct vfs_fh *fh, struct statx *st)
+{
+	return NT_STATUS_NOT_SUPPORTED;
+}
+
+NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode)
 {
 	return NT_STATUS_NOT_SUPPORTED;
 }
@@ -313,6 +318,251 @@ static void test_sd__subauth_limit(void **state)
 	}
 }
 
+/* ---- parsing SDs (RELIABILITY 35) ---- */
+
+#define SD_ALL (SMB2_OWNER_SECURITY_INFORMATION | \
+		SMB2_GROUP_SECURITY_INFORMATION | \
+		SMB2_DACL_SECURITY_INFORMATION)
+
+static NTSTATUS sd_pull_guarded(TALLOC_CTX *mem_ctx, const uint8_t *buf,
+				size_t len, struct smb2_secdesc *sd)
+{
+	uint8_t *g = guard_dup(buf, len);
+	TALLOC_CTX *tmp = talloc_new(mem_ctx);
+	NTSTATUS status = smb2_secdesc_pull(tmp, g, len, sd);
+
+	talloc_free(tmp);               /* *sd is only looked at, not kept */
+	guard_free(g);
+	return status;
+}
+
+/* What the query answers parses back to the same owner, group and DACL. */
+static void test_sd__pull_roundtrip(void **state)
+{
+	struct statx st = stat_of(0750, 1000, 100);
+	struct smb2_secdesc sd;
+	uint8_t *out = NULL;
+	size_t len = 0;
+
+	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
+		*state, &st, SD_ALL, &out, &len)));
+	assert_true(NT_STATUS_IS_OK(smb2_secdesc_pull(*state, out, len,
+						      &sd)));
+	assert_non_null(sd.owner);
+	assert_int_equal(sd.owner->authority, 22);
+	assert_int_equal(sd.owner->sub_auths[1], 1000);
+	assert_int_equal(sd.group->sub_auths[0], 2);
+	assert_int_equal(sd.group->sub_auths[1], 100);
+	assert_true(sd.has_dacl);
+	assert_false(sd.null_dacl);
+	assert_int_equal(sd.num_aces, 3);
+	assert_int_equal(sd.aces[0].mask, 0x001F01FF);
+	assert_int_equal(sd.aces[1].mask, 0x001200A9);
+	assert_int_equal(sd.aces[2].mask, 0);
+	assert_int_equal(sd.aces[2].sid.authority, 1);
+	assert_int_equal(smbd_secdesc_dacl_mode(&sd, 1000, 100), 0750);
+	talloc_free((void *)sd.owner);
+	talloc_free((void *)sd.group);
+	talloc_free((void *)sd.aces);
+	talloc_free(out);
+}
+
+/* Every prefix of a valid SD is refused, never read past. */
+static void test_sd__every_truncation(void **state)
+{
+	struct statx st = stat_of(0644, 1000, 100);
+	struct smb2_secdesc sd;
+	uint8_t *out = NULL;
+	size_t len = 0, n;
+
+	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
+		*state, &st, SD_ALL, &out, &len)));
+	for (n = 0; n < len; n++) {
+		assert_true(NT_STATUS_EQUAL(
+			sd_pull_guarded(*state, out, n, &sd),
+			NT_STATUS_INVALID_SECURITY_DESCR));
+	}
+	assert_true(NT_STATUS_IS_OK(sd_pull_guarded(*state, out, len, &sd)));
+	talloc_free(out);
+}
+
+struct sd_bad_case {
+	const char *what;
+	size_t patch_at;                /* 0: no patch */
+	uint32_t value;
+	int width;                      /* 1, 2 or 4 bytes */
+};
+
+/*
+ * Each case patches the SD of a 0644 file (owner at 20, group at 36,
+ * DACL at 52: AclSize 76, ACEs of 24, 24 and 20 bytes at 60, 84, 108).
+ */
+static void test_sd__bad(void **state)
+{
+	static const struct sd_bad_case cases[] = {
+		{ "revision 2", 0 + 0, 2, 1 },
+		{ "owner offset past end", 4, 0x1000, 4 },
+		{ "owner offset inside header", 4, 4, 4 },
+		{ "dacl offset near 2^32", 16, 0xFFFFFFF0, 4 },
+		{ "dacl offset at the end", 16, 128, 4 },
+		{ "owner SubAuthorityCount 16", 21, 16, 1 },
+		{ "owner SubAuthorityCount 255", 21, 255, 1 },
+		{ "owner SID revision 0", 20, 0, 1 },
+		{ "ACL revision 3", 52, 3, 1 },
+		{ "AclSize past end", 54, 77, 2 },
+		{ "AclSize 65535", 54, 65535, 2 },
+		{ "AclSize below header", 54, 4, 2 },
+		{ "AceCount 65535", 56, 65535, 2 },
+		{ "AceCount 5", 56, 5, 2 },
+		{ "AceSize 0", 62, 0, 2 },
+		{ "AceSize past ACL", 62, 69, 2 },
+		{ "last ACE's AceSize past ACL", 110, 24, 2 },
+		{ "ACE SubAuthorityCount 16", 69, 16, 1 },
+		{ "ACE SID longer than AceSize", 69, 3, 1 },
+	};
+	struct statx st = stat_of(0644, 1000, 100);
+	struct smb2_secdesc sd;
+	uint8_t *out = NULL;
+	size_t len = 0, i;
+
+	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
+		*state, &st, SD_ALL, &out, &len)));
+	assert_int_equal(len, 128);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sd_bad_case *c = &cases[i];
+		uint8_t *b = talloc_memdup(*state, out, len);
+
+		if (c->width == 1) {
+			b[c->patch_at] = (uint8_t)c->value;
+		} else if (c->width == 2) {
+			push_le16(b + c->patch_at, (uint16_t)c->value);
+		} else {
+			push_le32(b + c->patch_at, c->value);
+		}
+		if (!NT_STATUS_EQUAL(sd_pull_guarded(*state, b, len, &sd),
+				     NT_STATUS_INVALID_SECURITY_DESCR)) {
+			fail_msg("accepted: %s", c->what);
+		}
+		talloc_free(b);
+	}
+	talloc_free(out);
+}
+
+/* DACL_PRESENT with offset 0 is a NULL DACL; without the bit, no DACL. */
+static void test_sd__null_dacl(void **state)
+{
+	uint8_t hdr[SMB2_SD_HEADER_SIZE] = { 1, 0, 0x04, 0x80 };
+	struct smb2_secdesc sd;
+	struct smb2_secdesc null = { .has_dacl = true, .null_dacl = true };
+	uint8_t *out = NULL;
+	size_t len = 0;
+
+	assert_true(NT_STATUS_IS_OK(sd_pull_guarded(*state, hdr,
+						    sizeof(hdr), &sd)));
+	assert_true(sd.has_dacl && sd.null_dacl);
+	assert_null(sd.owner);
+	assert_int_equal(smbd_secdesc_dacl_mode(&sd, 1, 1), 0777);
+	hdr[2] = 0;
+	assert_true(NT_STATUS_IS_OK(sd_pull_guarded(*state, hdr,
+						    sizeof(hdr), &sd)));
+	assert_false(sd.has_dacl);
+	assert_true(NT_STATUS_IS_OK(smb2_secdesc_push(*state, &null, &out,
+						      &len)));
+	assert_int_equal(len, SMB2_SD_HEADER_SIZE);
+	assert_int_equal(pull_le16(out + 2), 0x8004);
+	assert_int_equal(pull_le32(out + 16), 0);
+	talloc_free(out);
+}
+
+/* ---- DACL -> mode ---- */
+
+#define U(id) { .num_auths = 2, .authority = 22, .sub_auths = { 1, id } }
+#define G(id) { .num_auths = 2, .authority = 22, .sub_auths = { 2, id } }
+#define WORLD { .num_auths = 1, .authority = 1 }
+#define AUTH_USERS { .num_auths = 1, .authority = 5, .sub_auths = { 11 } }
+#define ALLOW(sid, m) { SMB2_ACE_ACCESS_ALLOWED, 0, m, sid }
+#define DENY(sid, m) { SMB2_ACE_ACCESS_DENIED, 0, m, sid }
+
+struct sd_mode_case {
+	const char *what;
+	struct smb2_ace aces[4];
+	size_t n;
+	mode_t mode;
+};
+
+static void test_sd__dacl_mode(void **state)
+{
+	static const struct sd_mode_case cases[] = {
+		{ "empty DACL", {}, 0, 0 },
+		{ "owner full", { ALLOW(U(1000), 0x001F01FF) }, 1, 0700 },
+		{ "owner, group, world as queried",
+		  { ALLOW(U(1000), 0x001F01FF), ALLOW(G(100), 0x001200A9),
+		    ALLOW(WORLD, 0x00120089) }, 3, 0754 },
+		{ "GENERIC_ALL", { ALLOW(U(1000), 0x10000000) }, 1, 0700 },
+		{ "GENERIC_READ|GENERIC_EXECUTE",
+		  { ALLOW(G(100), 0xA0000000) }, 1, 0050 },
+		{ "write via APPEND_DATA alone",
+		  { ALLOW(U(1000), 0x00000004) }, 1, 0200 },
+		{ "READ_ATTRIBUTES|SYNCHRONIZE map to nothing",
+		  { ALLOW(U(1000), 0x00100080) }, 1, 0 },
+		{ "delete-on-close-perms dir ACE 0x1f01bf",
+		  { ALLOW(U(1000), 0x001F01BF) }, 1, 0700 },
+		{ "Everyone alone fills owner and group",
+		  { ALLOW(WORLD, 0x00120089) }, 1, 0444 },
+		{ "owner named: Everyone does not add to it",
+		  { ALLOW(U(1000), 0x00120089), ALLOW(WORLD, 0x001F01FF) },
+		  2, 0477 },
+		{ "deny before allow removes the bit",
+		  { DENY(U(1000), 0x00000002), ALLOW(U(1000), 0x001F01FF) },
+		  2, 0500 },
+		{ "deny after allow changes nothing",
+		  { ALLOW(U(1000), 0x001F01FF), DENY(U(1000), 0x00000002) },
+		  2, 0700 },
+		{ "another user, a non-Unix SID: ignored",
+		  { ALLOW(U(1001), 0x001F01FF), ALLOW(AUTH_USERS, 0x001F01FF),
+		    ALLOW(G(100), 0x00120089) }, 3, 0040 },
+		{ "inherit-only ACE ignored",
+		  { { SMB2_ACE_ACCESS_ALLOWED, SMB2_ACE_INHERIT_ONLY | 0x03,
+		      0x001F01FF, U(1000) } }, 1, 0 },
+		{ "unknown ACE type ignored",
+		  { { 0x05, 0, 0x001F01FF, U(1000) } }, 1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct smb2_secdesc sd = {
+			.has_dacl = true, .aces = cases[i].aces,
+			.num_aces = cases[i].n,
+		};
+		mode_t got = smbd_secdesc_dacl_mode(&sd, 1000, 100);
+
+		if (got != cases[i].mode) {
+			fail_msg("%s: 0%o, want 0%o", cases[i].what,
+				 (unsigned)got, (unsigned)cases[i].mode);
+		}
+	}
+}
+
+/* Every mode survives query -> set: the DACL maps back exactly. */
+static void test_sd__mode_roundtrip(void **state)
+{
+	unsigned m;
+
+	for (m = 0; m <= 0777; m++) {
+		struct statx st = stat_of(m, 7, 8);
+		struct smb2_secdesc sd;
+		uint8_t *out = NULL;
+		size_t len = 0;
+
+		assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
+			*state, &st, SD_ALL, &out, &len)));
+		assert_true(NT_STATUS_IS_OK(smb2_secdesc_pull(
+			out, out, len, &sd)));
+		assert_int_equal(smbd_secdesc_dacl_mode(&sd, 7, 8), m);
+		talloc_free(out);
+	}
+}
+
 /* ---- 8.3 names ---- */
 
 static void assert_83_shape(const char *s)
@@ -384,6 +634,12 @@ int main(void)
 		T(test_sd__exact),
 		T(test_sd__parts),
 		T(test_sd__subauth_limit),
+		T(test_sd__pull_roundtrip),
+		T(test_sd__every_truncation),
+		T(test_sd__bad),
+		T(test_sd__null_dacl),
+		T(test_sd__dacl_mode),
+		T(test_sd__mode_roundtrip),
 		T(test_shortname__already_83),
 		T(test_shortname__long),
 #undef T
