@@ -21,6 +21,7 @@
 #include "source3/smbd/encryption.h"
 #include "source3/smbd/pipeline_private.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/session.h"
 #include "source3/smbd/signing.h"
 #include "source3/smbd/transport.h"
 
@@ -64,6 +65,17 @@ void smbd_pipeline_kick(struct smbd_conn *conn)
 	if (conn->pipeline != NULL && !conn->terminating) {
 		pipeline_start_next(conn->pipeline);
 	}
+}
+
+bool smbd_pipeline_busy(const struct smbd_conn *conn)
+{
+	const struct smbd_compound *c = NULL;
+
+	if (conn->pipeline == NULL || conn->pipeline->queue == NULL) {
+		return false;
+	}
+	c = conn->pipeline->queue;
+	return c->cur > 0 || c->req != NULL;
 }
 
 void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
@@ -225,6 +237,8 @@ void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 	c->elems[c->num_elems++] = (struct smbd_elem_out){
 		.hdr_idx = c->outcnt, .sign = c->cur_sign };
 	memcpy(c->elems[c->num_elems - 1].key, c->cur_key, 16);
+	c->elems[c->num_elems - 1].sign_dialect = c->cur_dialect;
+	c->elems[c->num_elems - 1].sign_alg = c->cur_alg;
 	c->out[c->outcnt++] = (struct iovec){ hdr, SMB2_HDR_SIZE };
 	c->out[c->outcnt++] = (struct iovec){ rsp->body, rsp->body_len };
 	c->last_len = SMB2_HDR_SIZE + rsp->body_len;
@@ -426,6 +440,42 @@ static NTSTATUS element_prepare(struct smbd_compound *c,
 	return status;
 }
 
+/*
+ * A binding SESSION_SETUP names a session of another connection and is
+ * signed with its key: its refusal is signed with that key too (the
+ * client drops an unsigned one), with the algorithm of the session's own
+ * connection (the client's key carries it) or else this one's.  A
+ * signature that does not check leaves the answer unsigned; the refusal
+ * itself is smb2_sesssetup.c's.
+ */
+static bool binding_signature(struct smbd_compound *c,
+			      const struct smb2_pdu *pdu)
+{
+	const struct smbd_session *s = NULL;
+	const struct smbd_conn *first = NULL;
+
+	if (pdu->hdr.command != SMB2_OP_SESSSETUP || pdu->body_len < 3 ||
+	    (pdu->body[2] & SMB2_SESSION_FLAG_BINDING) == 0) {
+		return false;
+	}
+	s = smbd_session_find_global(c->conn->server, pdu->hdr.session_id);
+	if (s == NULL || !s->valid || s->keys == NULL) {
+		return true;
+	}
+	/* the client signs as the session's connection does */
+	first = s->conn;
+	if (NT_STATUS_IS_OK(smbd_signing_check(first, pdu, s, &c->cur_sign,
+					       c->cur_key))) {
+		c->cur_dialect = first->dialect;
+		c->cur_alg = first->signing_alg;
+	} else if (!NT_STATUS_IS_OK(smbd_signing_check(c->conn, pdu, s,
+						       &c->cur_sign,
+						       c->cur_key))) {
+		c->cur_sign = false;
+	}
+	return true;
+}
+
 /* The session a request names, for signing (also ECHO's, unchecked). */
 static NTSTATUS check_signature(struct smbd_compound *c,
 				const struct smb2_pdu *pdu,
@@ -434,6 +484,9 @@ static NTSTATUS check_signature(struct smbd_compound *c,
 	const struct smbd_session *s = req->session;
 	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
 
+	if (binding_signature(c, pdu)) {
+		return NT_STATUS_OK;
+	}
 	if (s == NULL) {
 		s = smbd_session_find(c->conn, related ? c->session_id :
 				      pdu->hdr.session_id);
@@ -475,6 +528,8 @@ static bool element_start(struct smbd_compound *c)
 	c->cmd = NULL;
 	c->req = NULL;
 	c->cur_sign = false;
+	c->cur_dialect = c->conn->dialect;
+	c->cur_alg = c->conn->signing_alg;
 	if (pdu->hdr.command == SMB2_OP_CANCEL) {
 		if (c->conn->dialect == 0) {
 			smbd_conn_terminate(c->conn, "CANCEL before NEGOTIATE");
@@ -545,6 +600,8 @@ static bool element_start(struct smbd_compound *c)
 static void compound_next(struct smbd_compound *c)
 {
 	while (c->cur < c->count && !c->conn->terminating) {
+		/* between elements: no request holds a session */
+		smbd_sessions_reap(c->conn);
 		if (element_start(c)) {
 			return;         /* element_done continues */
 		}
@@ -619,8 +676,9 @@ static void sign_elements(struct smbd_compound *c)
 	for (i = 0; i < c->num_elems; i++) {
 		struct smbd_elem_out *e = &c->elems[i];
 		if (e->sign) {
-			smbd_signing_sign(c->conn, e->key, &c->out[e->hdr_idx],
-					  e->iovcnt);
+			smbd_signing_sign_as(c->conn, e->sign_dialect,
+					     e->sign_alg, e->key,
+					     &c->out[e->hdr_idx], e->iovcnt);
 		}
 	}
 }
@@ -667,6 +725,7 @@ static void compound_finish(struct smbd_compound *c)
 		smbd_transport_send(conn, c->out, c->outcnt, c);
 	}
 	if (!conn->terminating) {
+		smbd_sessions_reap(conn);
 		pipeline_start_next(p);
 	}
 }

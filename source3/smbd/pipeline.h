@@ -17,6 +17,9 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len);
 /* The send queue drained: start the next queued compound, if any. */
 void smbd_pipeline_kick(struct smbd_conn *conn);
 
+/* A compound is being processed: its request may hold session pointers. */
+bool smbd_pipeline_busy(const struct smbd_conn *conn);
+
 struct smbd_credits;
 /* The connection's message-id window (for the SMB1 NEGOTIATE path). */
 struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn);

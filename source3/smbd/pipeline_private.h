@@ -22,6 +22,7 @@ struct smbd_elem_out {
 	int iovcnt;
 	bool sign;
 	uint8_t key[16];
+	uint16_t sign_dialect, sign_alg;        /* normally the connection's */
 };
 
 struct smbd_compound {
@@ -53,6 +54,7 @@ struct smbd_compound {
 	int num_elems;
 	bool cur_sign;                  /* the current element's signing */
 	uint8_t cur_key[16];
+	uint16_t cur_dialect, cur_alg;  /* how cur_key signs */
 	/* set when the request came in a TRANSFORM: so goes the response */
 	struct smbd_crypto *crypto;
 	uint64_t crypto_session_id;

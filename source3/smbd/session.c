@@ -4,6 +4,8 @@
  */
 #include "lib/util/dlist.h"
 #include "source3/smbd/session.h"
+#include "source3/smbd/server.h"
+#include "source3/smbd/pipeline.h"
 
 static int session_destructor(struct smbd_session *s)
 {
@@ -49,11 +51,46 @@ struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id)
 		return NULL;
 	}
 	for (s = conn->sessions; s != NULL; s = s->next) {
-		if (s->id == id) {
+		if (s->id == id && !s->dying) {
 			return s;
 		}
 	}
 	return NULL;
+}
+
+struct smbd_session *smbd_session_find_global(struct smbd_server *server,
+					      uint64_t id)
+{
+	struct smbd_conn *conn = NULL;
+	struct smbd_session *s = NULL;
+
+	for (conn = server->conns; conn != NULL && s == NULL;
+	     conn = conn->next) {
+		if (!conn->terminating) {
+			s = smbd_session_find(conn, id);
+		}
+	}
+	return s;
+}
+
+void smbd_session_teardown(struct smbd_session *s)
+{
+	s->dying = true;
+	if (!smbd_pipeline_busy(s->conn)) {
+		talloc_free(s);
+	}
+}
+
+void smbd_sessions_reap(struct smbd_conn *conn)
+{
+	struct smbd_session *s = conn->sessions, *next = NULL;
+
+	for (; s != NULL; s = next) {
+		next = s->next;
+		if (s->dying) {
+			talloc_free(s);
+		}
+	}
 }
 
 static int tcon_destructor(struct smbd_tcon *t)

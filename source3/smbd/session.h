@@ -14,4 +14,16 @@
 struct smbd_session *smbd_session_new(struct smbd_conn *conn);
 struct smbd_tcon *smbd_tcon_new(struct smbd_session *s);
 
+/* A live session of any connection of the server, or NULL. */
+struct smbd_session *smbd_session_find_global(struct smbd_server *server,
+					      uint64_t id);
+
+/*
+ * Ends a session of possibly another connection: at once if that
+ * connection is between requests, else when it is (smbd_sessions_reap);
+ * meanwhile no lookup finds it.
+ */
+void smbd_session_teardown(struct smbd_session *s);
+void smbd_sessions_reap(struct smbd_conn *conn);
+
 #endif

@@ -89,11 +89,18 @@ NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
 	return NT_STATUS_OK;
 }
 
+void smbd_signing_sign_as(const struct smbd_conn *conn, uint16_t dialect,
+			  uint16_t alg, const uint8_t key[16],
+			  struct iovec *iov, int iovcnt)
+{
+	if (smb2_sign_pdu(dialect, alg, key, iov, iovcnt, true) != 0) {
+		DBG_ERR("%s: signing a response failed\n", conn->peer);
+	}
+}
+
 void smbd_signing_sign(const struct smbd_conn *conn, const uint8_t key[16],
 		       struct iovec *iov, int iovcnt)
 {
-	if (smb2_sign_pdu(conn->dialect, conn->signing_alg, key, iov, iovcnt,
-			  true) != 0) {
-		DBG_ERR("%s: signing a response failed\n", conn->peer);
-	}
+	smbd_signing_sign_as(conn, conn->dialect, conn->signing_alg, key, iov,
+			     iovcnt);
 }

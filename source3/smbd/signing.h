@@ -23,6 +23,10 @@ NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
 			    uint8_t key[16]);
 
 /* Signs one response element (its iovecs, header first). */
+/* With another connection's dialect and algorithm (a binding refusal). */
+void smbd_signing_sign_as(const struct smbd_conn *conn, uint16_t dialect,
+			  uint16_t alg, const uint8_t key[16],
+			  struct iovec *iov, int iovcnt);
 void smbd_signing_sign(const struct smbd_conn *conn, const uint8_t key[16],
 		       struct iovec *iov, int iovcnt);
 

@@ -5,6 +5,7 @@
  * the session table and the 3.1.1 preauth hash in step with the legs.
  */
 #include <string.h>
+#include <strings.h>
 #include "lib/auth/auth.h"
 #include "lib/auth/passdb.h"
 #include "lib/param/param.h"
@@ -47,6 +48,47 @@ static struct auth_ctx *session_auth_start(struct smbd_session *s)
 	return s->auth;
 }
 
+/*
+ * Binding another connection's session (MS-SMB2 3.3.5.5.2).  Multichannel
+ * is not implemented, but the refusals follow the checks Windows and
+ * Samba make, in their order: the signing algorithms (a GMAC session or
+ * channel must match), the channel's dialect, the session's dialect and
+ * cipher, guest/anonymous; what passes them is still not accepted.
+ */
+static NTSTATUS bind_refusal(const struct smbd_conn *conn, uint64_t id)
+{
+	const struct smbd_session *s = NULL;
+	const struct smbd_conn *first = NULL;
+
+	if (id == 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	s = smbd_session_find_global(conn->server, id);
+	if (s == NULL || !s->valid) {
+		return NT_STATUS_USER_SESSION_DELETED;
+	}
+	first = s->conn;
+	if (first->signing_alg >= SMB2_SIGNING_AES_GMAC &&
+	    conn->signing_alg != first->signing_alg) {
+		return NT_STATUS_REQUEST_OUT_OF_SEQUENCE;
+	}
+	if (conn->signing_alg >= SMB2_SIGNING_AES_GMAC &&
+	    conn->signing_alg != first->signing_alg) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if (conn->dialect < SMB2_DIALECT_0300) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (first->dialect != conn->dialect ||
+	    first->cipher_id != conn->cipher_id) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (s->keys == NULL) {
+		return NT_STATUS_NOT_SUPPORTED;         /* guest, anonymous */
+	}
+	return NT_STATUS_REQUEST_NOT_ACCEPTED;
+}
+
 /* The session a leg belongs to: new, in progress, or re-authenticating */
 static NTSTATUS find_or_new_session(struct smbd_request *req,
 				    const struct smb2_sesssetup_req *r,
@@ -57,10 +99,7 @@ static NTSTATUS find_or_new_session(struct smbd_request *req,
 	struct smbd_session *s = NULL;
 
 	if (r->flags & SMB2_SESSION_FLAG_BINDING) {
-		/* multichannel is not implemented yet */
-		return conn->dialect < SMB2_DIALECT_0300 ?
-			NT_STATUS_INVALID_PARAMETER :
-			NT_STATUS_REQUEST_NOT_ACCEPTED;
+		return bind_refusal(conn, id);
 	}
 	if (id == 0) {
 		s = smbd_session_new(conn);
@@ -145,6 +184,62 @@ static NTSTATUS session_keys(struct smbd_session *s,
 	return session_encryption(s);
 }
 
+/*
+ * Re-authentication of a live session (MS-SMB2 3.3.5.5.3) keeps its keys,
+ * signing and encryption: the client goes on signing with them.  The user
+ * must be the same; anonymous is allowed (Samba and Windows let a client
+ * drop to anonymous and come back), a guest or another user is not.
+ */
+static NTSTATUS session_reauth(struct smbd_session *s,
+			       const struct auth_session_info *info)
+{
+	const char *user = info->user != NULL ? info->user : "";
+
+	if (s->keys == NULL) {
+		return session_keys(s, info);   /* was guest or anonymous */
+	}
+	if (info->anonymous) {
+		return NT_STATUS_OK;
+	}
+	if (info->guest || s->user == NULL || strcasecmp(user, s->user) != 0) {
+		DBG_NOTICE("%s: re-authentication as another user (%s)\n",
+			   s->conn->peer, user);
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	return NT_STATUS_OK;
+}
+
+static NTSTATUS session_final(struct smbd_session *s, bool reauth,
+			      const struct auth_session_info *info)
+{
+	return reauth ? session_reauth(s, info) : session_keys(s, info);
+}
+
+/*
+ * PreviousSessionId (MS-SMB2 3.3.5.5.3): a new session of the same user
+ * replaces the one the client had before (on a lost connection); its tree
+ * connects and opens go.  Another user's session stays.
+ */
+static void previous_session(struct smbd_session *s, uint64_t prev_id)
+{
+	const struct auth_session_info *info = auth_session_info(s->auth);
+	struct smbd_session *prev = NULL;
+
+	if (prev_id == 0 || prev_id == s->id || s->keys == NULL ||
+	    info->user == NULL) {
+		return;
+	}
+	prev = smbd_session_find_global(s->conn->server, prev_id);
+	if (prev == NULL || !prev->valid || prev->keys == NULL ||
+	    prev->user == NULL || strcasecmp(prev->user, info->user) != 0) {
+		return;
+	}
+	DBG_INFO("%s: session 0x%llx replaces 0x%llx of %s\n", s->conn->peer,
+		 (unsigned long long)s->id, (unsigned long long)prev_id,
+		 prev->conn->peer);
+	smbd_session_teardown(prev);
+}
+
 static void session_established(struct smbd_session *s)
 {
 	const struct auth_session_info *info = auth_session_info(s->auth);
@@ -155,8 +250,12 @@ static void session_established(struct smbd_session *s)
 	s->valid = true;
 	s->guest = info->guest;
 	s->anonymous = info->anonymous;
-	TALLOC_FREE(s->user);           /* re-authentication */
-	s->user = talloc_strdup(s, info->user != NULL ? info->user : "");
+	if (s->user == NULL || !info->anonymous) {
+		/* an anonymous re-authentication keeps whose keys they are */
+		TALLOC_FREE(s->user);
+		s->user = talloc_strdup(s, info->user != NULL ? info->user :
+					"");
+	}
 	TALLOC_FREE(s->auth);
 	TALLOC_FREE(conn->unauth_timer);
 	if (max < conn->max_transact) {
@@ -196,6 +295,7 @@ static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	struct smbd_session *s = NULL;
 	uint8_t *out = NULL;
 	size_t out_len = 0;
+	bool reauth = false;
 	NTSTATUS status;
 
 	status = smb2_sesssetup_req_pull(req->pdu, &r);
@@ -210,12 +310,16 @@ static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		struct iovec in = { (void *)req->pdu->buf, req->pdu->len };
 		smb2_preauth_update(s->preauth_hash, &in, 1);
 	}
+	reauth = s->valid;
 	status = auth_update(s->auth, mem_ctx, r.security.data,
 			     r.security.len, &out, &out_len);
 	if (NT_STATUS_IS_OK(status)) {
-		status = session_keys(s, auth_session_info(s->auth));
+		status = session_final(s, reauth, auth_session_info(s->auth));
 	}
 	if (NT_STATUS_IS_OK(status)) {
+		if (!reauth) {
+			previous_session(s, r.previous_session_id);
+		}
 		session_established(s);
 		if (s->keys != NULL) {
 			/* a guest or anonymous logon must not reset it */

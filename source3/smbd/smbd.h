@@ -108,6 +108,13 @@ struct smbd_session {
 	struct smbd_conn *conn;
 	uint64_t id;
 	bool valid;                     /* authentication completed */
+	/*
+	 * Torn down from another connection (PreviousSessionId) while a
+	 * request of its own connection may still hold it: no longer found,
+	 * freed by smbd_sessions_reap() once that connection is between
+	 * requests.
+	 */
+	bool dying;
 	bool guest;
 	bool anonymous;
 	char *user;
