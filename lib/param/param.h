@@ -55,6 +55,13 @@ enum lp_smb_setting {
 	LP_SMB_REQUIRED,        /* "mandatory" / "required" */
 };
 
+/* "case sensitive" (Samba's): auto is case-insensitive for SMB2 clients */
+enum lp_case_sensitive {
+	LP_CASE_AUTO = 0,
+	LP_CASE_YES,
+	LP_CASE_NO,
+};
+
 struct lp_share {
 	const char *name;
 	const char *path;
@@ -70,6 +77,8 @@ struct lp_share {
 	bool ea_support;                /* EAs as user.* xattrs */
 	bool oplocks;                   /* CREATE may grant oplocks */
 	bool level2_oplocks;            /* ... level II ones too */
+	int case_sensitive;             /* enum lp_case_sensitive */
+	bool preserve_case;             /* new names keep the client's case */
 };
 
 struct lp_global {

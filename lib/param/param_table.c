@@ -57,6 +57,15 @@ static const struct lp_enum_val encrypt_vals[] = {
 	{ NULL, 0 },
 };
 
+static const struct lp_enum_val case_sensitive_vals[] = {
+	{ "auto", LP_CASE_AUTO },
+	{ "yes", LP_CASE_YES },
+	{ "true", LP_CASE_YES },
+	{ "no", LP_CASE_NO },
+	{ "false", LP_CASE_NO },
+	{ NULL, 0 },
+};
+
 const struct lp_param lp_params[] = {
 	/* [global] only */
 	{ "smb ports", LP_PORTS, G(smb_ports), .def = "445",
@@ -124,6 +133,10 @@ const struct lp_param lp_params[] = {
 	{ "oplocks", LP_BOOL, S(oplocks), .def = "yes" },
 	{ "level2 oplocks", LP_BOOL, S(level2_oplocks), .def = "yes",
 	  .synonyms = NAMES("level II oplocks") },
+	{ "case sensitive", LP_ENUM, S(case_sensitive), .def = "auto",
+	  .enums = case_sensitive_vals,
+	  .synonyms = NAMES("casesignames") },
+	{ "preserve case", LP_BOOL, S(preserve_case), .def = "yes" },
 	{ "server smb encrypt", LP_ENUM, .scope = LP_SCOPE_SHARE |
 	  LP_SCOPE_GLOBAL, .offset = offsetof(struct lp_share, smb_encrypt),
 	  .goffset = offsetof(struct lp_global, smb_encrypt),

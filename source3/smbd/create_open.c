@@ -10,6 +10,7 @@
 #include <string.h>
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/casefold.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
@@ -285,46 +286,112 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	return status;
 }
 
+/*
+ * "preserve case = no": a new name is lower-cased (Samba's "default
+ * case = lower"); the directories above it are what is on disk.
+ */
+static NTSTATUS new_name_case(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			      struct smbd_create_params *q,
+			      struct smbd_create_result *out)
+{
+	const char *base = smbd_filename_base(q->path);
+	char *lower = NULL;
+	char *path = NULL;
+
+	if (casefold_preserve(tcon->share)) {
+		return NT_STATUS_OK;
+	}
+	lower = casefold_lower(mem_ctx, base);
+	if (lower != NULL) {
+		path = talloc_asprintf(mem_ctx, "%.*s%s",
+				       (int)(base - q->path), q->path, lower);
+	}
+	if (path == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	q->path = out->path = path;
+	return NT_STATUS_OK;
+}
+
 /* The name is missing: create it if the disposition says so. */
 static NTSTATUS open_missing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
-			     const struct smbd_create_params *p,
+			     struct smbd_create_params *q,
 			     NTSTATUS status,
 			     struct smbd_create_result *out)
 {
-	status = refine_not_found(mem_ctx, tcon, p->path, status);
-	if (!is_not_found(status) || !disp_creates(p->disposition) ||
+	status = refine_not_found(mem_ctx, tcon, q->path, status);
+	if (!is_not_found(status) || !disp_creates(q->disposition) ||
 	    NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_PATH_NOT_FOUND)) {
 		return status;
 	}
-	if (p->read_only_share) {
+	if (q->read_only_share) {
 		/*
 		 * Nothing is created on a read-only share; as in Samba the
 		 * name stays missing (write access was refused earlier).
 		 */
 		return status;
 	}
-	return create_new(mem_ctx, tcon, p, out);
+	status = new_name_case(mem_ctx, tcon, q, out);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return create_new(mem_ctx, tcon, q, out);
+}
+
+/*
+ * A miss in a case-insensitive share (casefold.c): look for the name's
+ * on-disk spelling and open that.  From here on q->path (and out->path)
+ * is what is on disk as far as it exists, the client's spelling after;
+ * so a new name under existing directories lands in them, and a name
+ * differing only in case from an existing one opens that one.
+ */
+static NTSTATUS open_folded(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			    struct smbd_create_params *q, NTSTATUS status,
+			    struct smbd_create_result *out)
+{
+	char *found = NULL;
+	NTSTATUS s;
+
+	if (!NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
+	    !casefold_share(tcon->share)) {
+		return status;
+	}
+	s = casefold_resolve(mem_ctx, tcon->vfs, q->path, &found);
+	if (!NT_STATUS_IS_OK(s)) {
+		return s;
+	}
+	if (strcmp(found, q->path) == 0) {
+		talloc_free(found);
+		return status;
+	}
+	q->path = out->path = found;
+	return open_existing(mem_ctx, tcon, q, out);
 }
 
 NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			  const struct smbd_create_params *p,
 			  struct smbd_create_result *out)
 {
+	struct smbd_create_params q = *p;
 	NTSTATUS status = NT_STATUS_OK;
 	int tries;
 
+	out->path = NULL;
 	/* a name created or removed between our two steps: look again */
 	for (tries = 0; tries < 2; tries++) {
-		status = open_existing(mem_ctx, tcon, p, out);
+		status = open_existing(mem_ctx, tcon, &q, out);
+		status = open_folded(mem_ctx, tcon, &q, status, out);
 		if (NT_STATUS_IS_OK(status)) {
-			status = use_existing(tcon, p, out);
+			status = use_existing(tcon, &q, out);
 			break;
 		}
-		status = open_missing(mem_ctx, tcon, p, status, out);
+		status = open_missing(mem_ctx, tcon, &q, status, out);
 		if (!NT_STATUS_EQUAL(status,
 				     NT_STATUS_OBJECT_NAME_COLLISION)) {
 			break;
 		}
+		q.path = p->path;       /* and look for it afresh */
+		out->path = NULL;
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(out->fh);

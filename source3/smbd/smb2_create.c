@@ -336,6 +336,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_create_open(a, req->tcon, &p, res);
 	}
+	if (NT_STATUS_IS_OK(status) && res->path != NULL) {
+		a->path = talloc_strdup(a, res->path);  /* the on-disk name */
+		status = a->path ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_ea_create_apply(req->tcon, res->fh, res->action,
 					      &a->r.contexts);

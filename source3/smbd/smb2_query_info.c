@@ -11,6 +11,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/casefold.h"
 #include "source3/smbd/ea.h"
 #include "source3/smbd/secdesc.h"
 #include "source3/smbd/smbd_files.h"
@@ -173,7 +174,8 @@ static NTSTATUS qi_fs_meta(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	m->sectors_per_unit = unit >= QI_BYTES_PER_SECTOR ?
 		(uint32_t)(unit / QI_BYTES_PER_SECTOR) : 1;
 	m->read_only = tcon->read_only;
-	m->case_sensitive = true;       /* lookups are, for now */
+	/* FILE_CASE_SENSITIVE_SEARCH: only "case sensitive = yes" */
+	m->case_sensitive = !casefold_share(tcon->share);
 	qi_object_id(share, m->object_id);
 	return NT_STATUS_OK;
 }

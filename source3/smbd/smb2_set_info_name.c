@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "source3/modules/vfs.h"
+#include "source3/smbd/casefold.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smb2_set_info.h"
 
@@ -40,6 +41,45 @@ static NTSTATUS sn_target(struct si_ctx *s, char **path)
 		status = NT_STATUS_OBJECT_NAME_INVALID;  /* the share root */
 	}
 	return status;
+}
+
+/*
+ * In a case-insensitive share (casefold.c) a target missing as spelled
+ * is looked for as CREATE looks: its directories are taken as they are
+ * on disk, and a name differing only in case from an existing one is
+ * that one, so the checks below see it.  The exception is the renamed
+ * file itself: "a" to "A" is a case-only rename and keeps the new
+ * spelling.  A link always sees the existing name.
+ */
+static NTSTATUS sn_fold(struct si_ctx *s, bool rename, char **to)
+{
+	struct vfs_handle *vfs = s->open->tcon->vfs;
+	const char *base = smbd_filename_base(*to);
+	struct vfs_fh *fh = NULL;
+	char *found = NULL;
+	NTSTATUS status;
+
+	if (!casefold_share(s->open->tcon->share)) {
+		return NT_STATUS_OK;
+	}
+	status = vfs_openat(s->tmp, vfs, *to, O_PATH, &fh, NULL);
+	TALLOC_FREE(fh);
+	if (!NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND)) {
+		return NT_STATUS_OK;    /* there as spelled, or unreachable */
+	}
+	status = casefold_resolve(s->tmp, vfs, *to, &found);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (rename && strcmp(found, s->open->name) == 0) {
+		const char *fbase = smbd_filename_base(found);
+
+		*to = talloc_asprintf(s->tmp, "%.*s%s",
+				      (int)(fbase - found), found, base);
+		return *to != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	*to = found;
+	return NT_STATUS_OK;
 }
 
 static bool sn_same_file(const struct statx *a, const struct statx *b)
@@ -176,6 +216,9 @@ NTSTATUS si_rename(struct si_ctx *s)
 	if (NT_STATUS_IS_OK(status)) {
 		status = sn_target(s, &to);
 	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = sn_fold(s, true, &to);
+	}
 	if (!NT_STATUS_IS_OK(status) || strcmp(to, s->open->name) == 0) {
 		return status;          /* the same name: nothing to do */
 	}
@@ -209,6 +252,9 @@ NTSTATUS si_link(struct si_ctx *s)
 		return NT_STATUS_FILE_IS_A_DIRECTORY;
 	}
 	status = sn_target(s, &to);
+	if (NT_STATUS_IS_OK(status)) {
+		status = sn_fold(s, false, &to);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = sn_target_check(s, to, &exists);
 	}

@@ -69,6 +69,8 @@ struct smbd_create_result {
 	struct statx st;
 	uint32_t action;                /* SMB2_FILE_OPENED ... */
 	uint8_t oplock_level;           /* granted */
+	/* the name as on disk when it differs from p->path (casefold.c) */
+	const char *path;
 };
 
 /*

@@ -1,0 +1,253 @@
+/*
+ * Unit tests for case-insensitive lookup (source3/smbd/casefold.c): the
+ * comparison, and the component resolver against a scratch share through
+ * the VFS.  The .c is included because smbd is a program.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "source3/smbd/casefold.c"
+#include "tests/unit/unit.h"
+
+/* base/sh is the share, base/sh2 a sibling outside it */
+struct tree {
+	char base[64];
+	char share[96];
+	TALLOC_CTX *mem;        /* the event context and the VFS */
+};
+
+static void touch(const struct tree *t, const char *name)
+{
+	char p[512];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", t->share, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void mkdir_in(const struct tree *t, const char *name)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", t->share, name);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static struct vfs_handle *tree_make(TALLOC_CTX *ctx, struct tree *t)
+{
+	struct tevent_context *ev = NULL;
+	struct vfs_handle *vfs = NULL;
+	char p[256];
+
+	t->mem = talloc_new(ctx);
+	ev = tevent_context_init(t->mem);
+	assert_non_null(ev);
+	strcpy(t->base, "/tmp/ringsmb-cf-XXXXXX");
+	assert_non_null(mkdtemp(t->base));
+	snprintf(t->share, sizeof(t->share), "%s/sh", t->base);
+	assert_int_equal(mkdir(t->share, 0755), 0);
+	snprintf(p, sizeof(p), "%s/sh2", t->base);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/sh2/secret", t->base);
+	assert_int_equal(close(open(p, O_WRONLY | O_CREAT, 0644)), 0);
+	mkdir_in(t, "dir");
+	mkdir_in(t, "dir/sub");
+	touch(t, "dir/sub/file.bin");
+	assert_true(NT_STATUS_IS_OK(vfs_connect_path(t->mem, ev, "sh", t->share,
+						     NULL, false, &vfs)));
+	return vfs;
+}
+
+static void tree_remove(struct tree *t)
+{
+	char cmd[160];
+
+	TALLOC_FREE(t->mem);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->base);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void expect(TALLOC_CTX *ctx, struct vfs_handle *vfs, const char *in,
+		   const char *want)
+{
+	char *out = NULL;
+
+	assert_true(NT_STATUS_IS_OK(casefold_resolve(ctx, vfs, in, &out)));
+	assert_string_equal(out, want);
+	talloc_free(out);
+}
+
+static void test_casefold__equal(void **state)
+{
+	(void)state;
+	assert_true(casefold_equal("readme.txt", "README.TXT"));
+	assert_true(casefold_equal("", ""));
+	assert_false(casefold_equal("readme", "readme."));
+	assert_false(casefold_equal("a", "b"));
+	assert_false(casefold_equal("a[", "A{"));       /* not letters */
+	/* Latin-1: E acute, Y diaeresis (upper is outside Latin-1) */
+	assert_true(casefold_equal("\xc3\x89t\xc3\xa9", "\xc3\xa9T\xc3\x89"));
+	assert_true(casefold_equal("\xc3\xbf", "\xc5\xb8"));
+	/* Greek final sigma, sigma and capital sigma share a key */
+	assert_true(casefold_equal("\xcf\x82", "\xce\xa3"));
+	assert_true(casefold_equal("\xcf\x83", "\xce\xa3"));
+	/* Cyrillic de; Kelvin sign is k */
+	assert_true(casefold_equal("\xd0\x94", "\xd0\xb4"));
+	assert_true(casefold_equal("\xe2\x84\xaa", "k"));
+	/* no expansions: sharp s is not "ss" */
+	assert_false(casefold_equal("stra\xc3\x9f" "e", "STRASSE"));
+	/* a byte that is not UTF-8 matches only itself */
+	assert_true(casefold_equal("\xff" "a", "\xff" "A"));
+	assert_false(casefold_equal("\xff", "\xfe"));
+	assert_false(casefold_equal("\xc3", "\xc3\x89"));
+}
+
+static void test_casefold__lower(void **state)
+{
+	char *s = casefold_lower(*state, "\xc3\x89" "COLE.TXT\xff");
+
+	assert_string_equal(s, "\xc3\xa9" "cole.txt\xff");
+	talloc_free(s);
+}
+
+static void test_casefold__resolve_hits(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+
+	expect(ctx, vfs, "dir/sub/file.bin", "dir/sub/file.bin");
+	expect(ctx, vfs, "DIR/Sub/FILE.BIN", "dir/sub/file.bin");
+	expect(ctx, vfs, "", "");
+	/* several that differ only in case: the bytewise-least */
+	touch(&t, "dir/readme");
+	touch(&t, "dir/Readme");
+	touch(&t, "dir/README");
+	expect(ctx, vfs, "dir/rEADME", "dir/README");
+	expect(ctx, vfs, "Dir/readme", "dir/readme");   /* exact wins */
+	tree_remove(&t);
+}
+
+static void test_casefold__resolve_missing(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+
+	/* a missing middle component keeps the rest as spelled */
+	expect(ctx, vfs, "DIR/None/FILE.BIN", "dir/None/FILE.BIN");
+	expect(ctx, vfs, "X/Sub", "X/Sub");
+	/* a new name under existing directories */
+	expect(ctx, vfs, "Dir/SUB/New.Txt", "dir/sub/New.Txt");
+	/* a file used as a directory is not looked into */
+	expect(ctx, vfs, "dir/sub/FILE.BIN/x", "dir/sub/file.bin/x");
+	tree_remove(&t);
+}
+
+static NTSTATUS try_open(TALLOC_CTX *ctx, struct vfs_handle *vfs,
+			 const char *path)
+{
+	struct vfs_fh *fh = NULL;
+	NTSTATUS status = vfs_openat(ctx, vfs, path, O_RDONLY, &fh, NULL);
+
+	TALLOC_FREE(fh);
+	return status;
+}
+
+/* RELIABILITY.md item 30 / G10: a folded match never leaves the share */
+static void test_casefold__resolve_confined(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+	char p[512], target[256];
+	char *out = NULL;
+
+	snprintf(target, sizeof(target), "%s/sh2", t.base);
+	snprintf(p, sizeof(p), "%s/out", t.share);
+	assert_int_equal(symlink(target, p), 0);
+	snprintf(p, sizeof(p), "%s/up", t.share);
+	assert_int_equal(symlink("../sh2", p), 0);
+	snprintf(p, sizeof(p), "%s/root", t.share);
+	assert_int_equal(symlink("/", p), 0);
+	snprintf(p, sizeof(p), "%s/in", t.share);
+	assert_int_equal(symlink("dir/sub", p), 0);
+	/* the link is found, but nothing beyond it is listed or opened */
+	expect(ctx, vfs, "OUT/SECRET", "out/SECRET");
+	expect(ctx, vfs, "Up/Secret", "up/Secret");
+	expect(ctx, vfs, "ROOT/ETC/PASSWD", "root/ETC/PASSWD");
+	assert_false(NT_STATUS_IS_OK(try_open(ctx, vfs, "out/SECRET")));
+	assert_false(NT_STATUS_IS_OK(try_open(ctx, vfs, "up/Secret")));
+	assert_false(NT_STATUS_IS_OK(try_open(ctx, vfs, "root/ETC/PASSWD")));
+	/* even spelled right, a name beyond an escaping link stays refused */
+	assert_true(NT_STATUS_IS_OK(casefold_resolve(ctx, vfs, "out/secret",
+						     &out)));
+	assert_false(NT_STATUS_IS_OK(try_open(ctx, vfs, out)));
+	TALLOC_FREE(out);
+	/* a link that stays inside works */
+	expect(ctx, vfs, "IN/File.Bin", "in/file.bin");
+	assert_true(NT_STATUS_IS_OK(try_open(ctx, vfs, "in/file.bin")));
+	/* '..' never comes from a scan */
+	expect(ctx, vfs, "dir/..", "dir/..");
+	tree_remove(&t);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * 10,000 entries: a miss costs one scan per missing component (linear),
+ * printed for docs/vfs.md; bounded generously for sanitizer builds.
+ */
+static void test_casefold__resolve_long_dir(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+	char name[64];
+	double t0, miss, hit;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		snprintf(name, sizeof(name), "dir/entry-%05d.dat", i);
+		touch(&t, name);
+	}
+	t0 = now_ms();
+	expect(ctx, vfs, "dir/NOT-THERE.DAT", "dir/NOT-THERE.DAT");
+	miss = now_ms() - t0;
+	t0 = now_ms();
+	expect(ctx, vfs, "DIR/ENTRY-09999.DAT", "dir/entry-09999.dat");
+	hit = now_ms() - t0;
+	t0 = now_ms();
+	expect(ctx, vfs, "dir/entry-09999.dat", "dir/entry-09999.dat");
+	print_message("casefold: 10000 entries: miss %.2f ms, folded hit "
+		      "%.2f ms, exact %.3f ms\n", miss, hit, now_ms() - t0);
+	assert_true(miss < 2000 && hit < 2000);
+	tree_remove(&t);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, unit_setup, unit_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_casefold__equal),
+		T(test_casefold__lower),
+		T(test_casefold__resolve_hits),
+		T(test_casefold__resolve_missing),
+		T(test_casefold__resolve_confined),
+		T(test_casefold__resolve_long_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
