@@ -159,7 +159,9 @@ static NTSTATUS check_readonly(const struct smbd_create_params *p,
 static NTSTATUS store_attributes(const struct smbd_create_params *p,
 				 struct smbd_create_result *out, bool always)
 {
-	uint32_t attrs = p->attributes & SMBD_DOSMODE_STORED;
+	/* SPARSE_FILE comes only from FSCTL_SET_SPARSE (MS-FSA) */
+	uint32_t attrs = p->attributes & SMBD_DOSMODE_STORED &
+			 ~SMB2_FILE_ATTRIBUTE_SPARSE_FILE;
 
 	if (!S_ISDIR(out->st.stx_mode)) {
 		attrs |= SMB2_FILE_ATTRIBUTE_ARCHIVE;

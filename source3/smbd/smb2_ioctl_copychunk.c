@@ -13,6 +13,7 @@
 #include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/brlock.h"
 #include "source3/smbd/smb2_ioctl.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -133,6 +134,16 @@ static NTSTATUS copy_one_chunk(struct smbd_open *src, struct smbd_open *dst,
 	if (ch->source_offset > st.stx_size ||
 	    ch->length > st.stx_size - ch->source_offset) {
 		return NT_STATUS_INVALID_VIEW_SIZE;
+	}
+	/* a copy reads and writes: other opens' locks apply as to I/O */
+	status = smbd_lock_check_io(src, ch->source_offset, ch->length,
+				    false);
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_lock_check_io(dst, ch->target_offset,
+					    ch->length, true);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	status = vfs_copy_range(src->fh, ch->source_offset, dst->fh,
 				ch->target_offset, ch->length, &copied);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "lib/util/byteorder.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/brlock.h"
 #include "source3/smbd/smb2_ioctl.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -19,13 +20,32 @@ static bool may(const struct smbd_open *open, uint32_t access)
 
 /*
  * MS-FSA 2.1.5.9.38.  Any of write data, append or write attributes
- * will do, as in Samba.  Nothing is stored: allocated ranges come from
- * the file system itself, sparse flag or not, and a hole punched in a
- * file never marked sparse still reads as zeros.
+ * will do, as in Samba.  The flag is FILE_ATTRIBUTE_SPARSE_FILE in the
+ * stored DOS attributes (dosmode.c); allocated ranges come from the file
+ * system itself, sparse flag or not, and a hole punched in a file never
+ * marked sparse still reads as zeros.
  */
+static NTSTATUS set_sparse_attr(struct smbd_open *open, bool sparse)
+{
+	struct smbd_dosmode dm;
+	NTSTATUS status = smbd_dosmode_current(open->fh,
+					       smbd_filename_base(open->name),
+					       &dm);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (sparse == ((dm.attrs & SMB2_FILE_ATTRIBUTE_SPARSE_FILE) != 0)) {
+		return NT_STATUS_OK;
+	}
+	dm.attrs ^= SMB2_FILE_ATTRIBUTE_SPARSE_FILE;
+	return smbd_dosmode_store(open->fh, &dm);
+}
+
 static NTSTATUS fsctl_set_sparse(struct smbd_ioctl *io)
 {
 	bool sparse = false;
+	NTSTATUS status;
 
 	/* MS-FSA 2.1.5.9.38, as smbtorture's sparse_dir_flag checks */
 	if (io->open->is_dir) {
@@ -35,8 +55,12 @@ static NTSTATUS fsctl_set_sparse(struct smbd_ioctl *io)
 		 SMB2_FILE_WRITE_ATTRIBUTES)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	return smb2_set_sparse_pull(io->r->input.data, io->r->input.len,
-				    &sparse);
+	status = smb2_set_sparse_pull(io->r->input.data, io->r->input.len,
+				      &sparse);
+	if (NT_STATUS_IS_OK(status)) {
+		status = set_sparse_attr(io->open, sparse);
+	}
+	return status;
 }
 
 /*
@@ -64,6 +88,13 @@ static NTSTATUS fsctl_set_zero_data(struct smbd_ioctl *io)
 	}
 	if (z.file_offset == z.beyond_final_zero) {
 		return NT_STATUS_OK;
+	}
+	/* zeroing is a write: other opens' locks apply */
+	status = smbd_lock_check_io(io->open, z.file_offset,
+				    z.beyond_final_zero - z.file_offset,
+				    true);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	status = vfs_fallocate(io->open->fh,
 			       FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,

@@ -119,7 +119,10 @@ static NTSTATUS si_basic_dosmode(struct si_ctx *s)
 	}
 	old = dm;
 	if (in->basic.attributes != 0) {
-		dm.attrs = in->basic.attributes & SMBD_DOSMODE_STORED;
+		/* SPARSE_FILE is kept: only FSCTL_SET_SPARSE changes it */
+		dm.attrs = (in->basic.attributes & SMBD_DOSMODE_STORED &
+			    ~SMB2_FILE_ATTRIBUTE_SPARSE_FILE) |
+			   (old.attrs & SMB2_FILE_ATTRIBUTE_SPARSE_FILE);
 	}
 	if (si_time_given(in->basic.create_time)) {
 		dm.create_time = in->basic.create_time;

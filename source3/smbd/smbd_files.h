@@ -110,7 +110,8 @@ NTSTATUS smbd_open_meta(struct smbd_open *open, struct smb2_file_meta *m);
 			     SMB2_FILE_ATTRIBUTE_ARCHIVE | \
 			     SMB2_FILE_ATTRIBUTE_TEMPORARY | \
 			     SMB2_FILE_ATTRIBUTE_OFFLINE | \
-			     SMB2_FILE_ATTRIBUTE_NOT_CONTENT_INDEXED)
+			     SMB2_FILE_ATTRIBUTE_NOT_CONTENT_INDEXED | \
+			     SMB2_FILE_ATTRIBUTE_SPARSE_FILE)
 
 struct smbd_dosmode {
 	uint32_t attrs;                 /* SMBD_DOSMODE_STORED bits */
