@@ -218,78 +218,93 @@ static void default_parent_close(struct vfs_module *m, int fd)
 	}
 }
 
-static int default_mkdirat(struct vfs_module *m, const char *path,
-			   mode_t mode)
+/* An operation on (directory fd, last component), -errno on failure. */
+typedef int (*default_at_fn)(int dfd, const char *base, const void *arg);
+
+/* Runs fn on path's parent, resolved beneath the share root. */
+static int default_in_parent(struct vfs_module *m, const char *path,
+			     default_at_fn fn, const void *arg)
 {
 	const char *base = NULL;
 	int dfd = default_parent(m, path, &base);
-	int ret = 0;
+	int ret;
 
 	if (dfd < 0) {
 		return dfd;
 	}
-	if (mkdirat(dfd, base, mode) != 0) {
-		ret = -errno;
-	}
+	ret = fn(dfd, base, arg);
 	default_parent_close(m, dfd);
 	return ret;
+}
+
+/* An operation on two (directory fd, last component) pairs. */
+typedef int (*default_at2_fn)(int sfd, const char *sbase, int dfd,
+			      const char *dbase, unsigned int flags);
+
+static int default_in_parents(struct vfs_module *m, const char *src,
+			      const char *dst, default_at2_fn fn,
+			      unsigned int flags)
+{
+	const char *sbase = NULL, *dbase = NULL;
+	int sfd = default_parent(m, src, &sbase);
+	int dfd = sfd < 0 ? sfd : default_parent(m, dst, &dbase);
+	int ret;
+
+	if (sfd < 0 || dfd < 0) {
+		default_parent_close(m, sfd);
+		return sfd < 0 ? sfd : dfd;
+	}
+	ret = fn(sfd, sbase, dfd, dbase, flags);
+	default_parent_close(m, sfd);
+	default_parent_close(m, dfd);
+	return ret;
+}
+
+static int do_mkdirat(int dfd, const char *base, const void *arg)
+{
+	return mkdirat(dfd, base, *(const mode_t *)arg) != 0 ? -errno : 0;
+}
+
+static int do_unlinkat(int dfd, const char *base, const void *arg)
+{
+	return unlinkat(dfd, base, *(const int *)arg) != 0 ? -errno : 0;
+}
+
+static int do_renameat(int sfd, const char *sbase, int dfd,
+		       const char *dbase, unsigned int flags)
+{
+	return renameat2(sfd, sbase, dfd, dbase, flags) != 0 ? -errno : 0;
+}
+
+static int do_linkat(int sfd, const char *sbase, int dfd,
+		     const char *dbase, unsigned int flags)
+{
+	/* never AT_SYMLINK_FOLLOW: a link to a symlink is to the link */
+	return linkat(sfd, sbase, dfd, dbase, 0) != 0 ? -errno : 0;
+}
+
+static int default_mkdirat(struct vfs_module *m, const char *path,
+			   mode_t mode)
+{
+	return default_in_parent(m, path, do_mkdirat, &mode);
 }
 
 static int default_unlinkat(struct vfs_module *m, const char *path,
 			    int flags)
 {
-	const char *base = NULL;
-	int dfd = default_parent(m, path, &base);
-	int ret = 0;
-
-	if (dfd < 0) {
-		return dfd;
-	}
-	if (unlinkat(dfd, base, flags) != 0) {
-		ret = -errno;
-	}
-	default_parent_close(m, dfd);
-	return ret;
+	return default_in_parent(m, path, do_unlinkat, &flags);
 }
 
 static int default_renameat(struct vfs_module *m, const char *src,
 			    const char *dst, unsigned int flags)
 {
-	const char *sbase = NULL, *dbase = NULL;
-	int sfd = default_parent(m, src, &sbase);
-	int dfd = sfd < 0 ? sfd : default_parent(m, dst, &dbase);
-	int ret = 0;
-
-	if (sfd < 0 || dfd < 0) {
-		default_parent_close(m, sfd);
-		return sfd < 0 ? sfd : dfd;
-	}
-	if (renameat2(sfd, sbase, dfd, dbase, flags) != 0) {
-		ret = -errno;
-	}
-	default_parent_close(m, sfd);
-	default_parent_close(m, dfd);
-	return ret;
+	return default_in_parents(m, src, dst, do_renameat, flags);
 }
 
 static int default_linkat(struct vfs_module *m, const char *src,
 			  const char *dst)
 {
-	const char *sbase = NULL, *dbase = NULL;
-	int sfd = default_parent(m, src, &sbase);
-	int dfd = sfd < 0 ? sfd : default_parent(m, dst, &dbase);
-	int ret = 0;
-
-	if (sfd < 0 || dfd < 0) {
-		default_parent_close(m, sfd);
-		return sfd < 0 ? sfd : dfd;
-	}
-	if (linkat(sfd, sbase, dfd, dbase, 0) != 0) {
-		ret = -errno;
-	}
-	default_parent_close(m, sfd);
-	default_parent_close(m, dfd);
-	return ret;
+	return default_in_parents(m, src, dst, do_linkat, 0);
 }
 
 /* ---- metadata of an open file ---- */
