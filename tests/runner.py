@@ -154,6 +154,11 @@ def tally_pytest(t, label, code, out):
     if code not in (0, 5) and counts['failed'] == 0:
         counts['failed'] = 1
     t.add(label, counts['passed'], counts['failed'], counts['skipped'])
+    # the names go into the closing summary: CI shows only the last lines
+    for m in re.findall(r'^(?:FAILED|ERROR) (\S+)', out, re.M)[:20]:
+        t.failures.append('  %s' % m)
+    if code == 124:
+        t.failures.append('  %s: killed by the runner\'s time limit' % label)
 
 
 def main():

@@ -11,6 +11,7 @@ The share content is built once per session (share_tree) and served
 read-only by every server as [share].  A server may serve more shares
 (make_server(..., shares=[...])), e.g. a writable scratch directory.
 """
+import faulthandler
 import hashlib
 import os
 import random
@@ -492,3 +493,38 @@ def scratch_file(d, name, data=b""):
     p.write_bytes(data)
     os.chmod(p, 0o666)
     return p
+
+
+# ------------------------------------------------------------ per-test limit
+
+# A test that waits on a server which never answers (smbprotocol's receive()
+# waits without a limit) must fail on its own, not hang the whole run until
+# the runner's backstop kills pytest and hides which test it was.  The limit
+# is generous: the slowest test (100 MiB transfers under ASan) takes ~30 s.
+TEST_TIME_LIMIT = int(os.environ.get("RINGSMB_TEST_TIME_LIMIT", "240"))
+
+
+class TestTimeLimit(Exception):
+    pass
+
+
+def _over_time(signum, frame):
+    raise TestTimeLimit("test exceeded %d s (RINGSMB_TEST_TIME_LIMIT)"
+                        % TEST_TIME_LIMIT)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    # setup, call and teardown together: a fixture may hang as well
+    old = signal.signal(signal.SIGALRM, _over_time)
+    # every thread's stack goes to stderr shortly before the alarm fires,
+    # so a hang in a helper thread shows where it waits
+    faulthandler.dump_traceback_later(max(TEST_TIME_LIMIT - 5, 1),
+                                      exit=False)
+    signal.alarm(TEST_TIME_LIMIT)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, old)
