@@ -62,6 +62,14 @@ enum lp_case_sensitive {
 	LP_CASE_NO,
 };
 
+/* "smb2 read mode" (ringsmb): how a READ's data reaches the socket */
+enum lp_read_mode {
+	LP_READ_MODE_AUTO = 0,          /* splice where allowed, else copy */
+	LP_READ_MODE_COPY,              /* read into memory, one SENDMSG */
+	LP_READ_MODE_SPLICE,            /* file -> pipe -> socket */
+	LP_READ_MODE_ZEROCOPY,          /* read into memory, SENDMSG_ZC */
+};
+
 struct lp_share {
 	const char *name;
 	const char *path;
@@ -79,6 +87,8 @@ struct lp_share {
 	bool level2_oplocks;            /* ... level II ones too */
 	int case_sensitive;             /* enum lp_case_sensitive */
 	bool preserve_case;             /* new names keep the client's case */
+	int read_mode;                  /* enum lp_read_mode */
+	int min_splice_size;            /* bytes: smaller READs are copied */
 };
 
 struct lp_global {

@@ -57,6 +57,14 @@ static const struct lp_enum_val encrypt_vals[] = {
 	{ NULL, 0 },
 };
 
+static const struct lp_enum_val read_mode_vals[] = {
+	{ "auto", LP_READ_MODE_AUTO },
+	{ "copy", LP_READ_MODE_COPY },
+	{ "splice", LP_READ_MODE_SPLICE },
+	{ "zerocopy", LP_READ_MODE_ZEROCOPY },
+	{ NULL, 0 },
+};
+
 static const struct lp_enum_val case_sensitive_vals[] = {
 	{ "auto", LP_CASE_AUTO },
 	{ "yes", LP_CASE_YES },
@@ -137,6 +145,11 @@ const struct lp_param lp_params[] = {
 	  .enums = case_sensitive_vals,
 	  .synonyms = NAMES("casesignames") },
 	{ "preserve case", LP_BOOL, S(preserve_case), .def = "yes" },
+	/* ringsmb: how READ payloads reach the socket (docs/performance.md) */
+	{ "smb2 read mode", LP_ENUM, S(read_mode), .def = "auto",
+	  .enums = read_mode_vals },
+	{ "min splice size", LP_INT, S(min_splice_size), .def = "65536",
+	  .min = 0, .max = 1 << 30 },
 	{ "server smb encrypt", LP_ENUM, .scope = LP_SCOPE_SHARE |
 	  LP_SCOPE_GLOBAL, .offset = offsetof(struct lp_share, smb_encrypt),
 	  .goffset = offsetof(struct lp_global, smb_encrypt),

@@ -177,4 +177,40 @@ struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
 					   void *keep);
 int uring_sendmsg_full_recv(struct tevent_req *req);
 
+/*
+ * Splice (uring_splice.c; ring only: -ENOSYS without one or when the
+ * kernel lacks IORING_OP_SPLICE).
+ *
+ * splice_in moves len bytes of fd_in from off into the pipe pipe_wr,
+ * continuing short splices; it stops early only at EOF (*nspliced < len).
+ * The pipe must have room for len bytes (the caller sizes it).  On error
+ * *nspliced still tells how many bytes the pipe received.
+ *
+ * sendmsg_splice sends the iovec (MSG_MORE), then exactly src[i].len
+ * bytes from each pipe src[i].pipe_rd in turn, on sockfd: a SENDMSG
+ * linked to one SPLICE per pipe (one submission when nothing falls
+ * short), continued (and polled for) until everything is out.  An empty
+ * pipe before its len bytes is -EIO: the caller promised the bytes in a
+ * header and must drop the connection.  keep as for uring_sendmsg_full.
+ */
+#define URING_SPLICE_SRC_MAX (URING_CHAIN_MAX - 1)
+struct uring_splice_src {
+	int pipe_rd;
+	size_t len;             /* > 0 */
+};
+struct tevent_req *uring_splice_in_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct uring *ring, int fd_in,
+					off_t off, int pipe_wr, size_t len);
+int uring_splice_in_recv(struct tevent_req *req, size_t *nspliced);
+
+struct tevent_req *uring_sendmsg_splice_send(TALLOC_CTX *mem_ctx,
+					     struct tevent_context *ev,
+					     struct uring *ring, int sockfd,
+					     const struct iovec *iov,
+					     int iovcnt, void *keep,
+					     const struct uring_splice_src *src,
+					     unsigned nsrc);
+int uring_sendmsg_splice_recv(struct tevent_req *req);
+
 #endif

@@ -6,6 +6,7 @@
 #ifndef RINGSMB_URING_PRIVATE_H
 #define RINGSMB_URING_PRIVATE_H
 
+#include <sys/socket.h>
 #include "lib/uring/uring.h"
 
 struct uring_grp;
@@ -75,6 +76,29 @@ struct tevent_req *uring_req_send2(TALLOC_CTX *mem_ctx,
 				   struct uring *ring,
 				   uring_prep_fn prep, void *private_data,
 				   void *keep, void *keep2);
+
+/* n linked SQEs (uring_chain_send) with a second chunk to keep */
+struct tevent_req *uring_chain_send2(TALLOC_CTX *mem_ctx,
+				     struct tevent_context *ev,
+				     struct uring *ring,
+				     const struct uring_link *links, size_t n,
+				     void *keep, void *keep2);
+
+/*
+ * uring_sock.c: a private copy of an iovec array for sendmsg, advanced as
+ * bytes go out (also used by uring_splice.c).
+ */
+struct uring_msg {
+	struct msghdr mh;
+	int iovcnt;
+	int cur;                /* first iovec not completely sent */
+	struct iovec iov[];
+};
+struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx, const struct iovec *iov,
+				 int iovcnt);
+void uring_msg_consume(struct uring_msg *m, size_t n);
+/* Points the msghdr at what is left; called right before each send. */
+struct msghdr *uring_msg_hdr(struct uring_msg *m);
 
 /* tevent errors carry positive errno; _recv functions return -errno */
 int uring_req_error(struct tevent_req *req);

@@ -296,7 +296,7 @@ static int uring_chain_start(struct tevent_req *req,
 	return 0;
 }
 
-static struct tevent_req *uring_chain_send2(TALLOC_CTX *mem_ctx,
+struct tevent_req *uring_chain_send2(TALLOC_CTX *mem_ctx,
 					    struct tevent_context *ev,
 					    struct uring *ring,
 					    const struct uring_link *links,

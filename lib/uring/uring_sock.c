@@ -18,14 +18,6 @@
 
 enum { URING_DONE = 0, URING_MORE = 1, URING_WAIT = 2 };
 
-/* sendmsg_full's private copy of the iovec array, advanced as it goes */
-struct uring_msg {
-	struct msghdr mh;
-	int iovcnt;
-	int cur;
-	struct iovec iov[];
-};
-
 struct uring_sock_state {
 	struct tevent_context *ev;
 	struct uring *ring;
@@ -53,7 +45,7 @@ static void uring_msg_skip_empty(struct uring_msg *m)
 	}
 }
 
-static void uring_msg_consume(struct uring_msg *m, size_t n)
+void uring_msg_consume(struct uring_msg *m, size_t n)
 {
 	while (n > 0 && m->cur < m->iovcnt) {
 		struct iovec *v = &m->iov[m->cur];
@@ -67,7 +59,7 @@ static void uring_msg_consume(struct uring_msg *m, size_t n)
 }
 
 /* Points the msghdr at what is left; called right before each send. */
-static struct msghdr *uring_msg_hdr(struct uring_msg *m)
+struct msghdr *uring_msg_hdr(struct uring_msg *m)
 {
 	m->mh = (struct msghdr) {
 		.msg_iov = m->iov + m->cur,
@@ -321,8 +313,8 @@ int uring_recv_full_recv(struct tevent_req *req, size_t *nread)
 	return ret;
 }
 
-static struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx,
-					const struct iovec *iov, int iovcnt)
+struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx, const struct iovec *iov,
+				 int iovcnt)
 {
 	struct uring_msg *m = NULL;
 

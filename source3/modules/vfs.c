@@ -227,6 +227,18 @@ struct tevent_req *vfs_next_pwrite_send(struct vfs_module *m,
 	return m->ops->pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
 }
 
+struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
+					     TALLOC_CTX *mem_ctx,
+					     struct tevent_context *ev,
+					     struct vfs_fh *fh, int pipe_wr,
+					     size_t len, uint64_t off)
+{
+	m = m->next;
+	VFS_FIND(m, splice_read_send);
+	return m->ops->splice_read_send(m, mem_ctx, ev, fh, pipe_wr, len,
+					off);
+}
+
 struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,
@@ -623,6 +635,31 @@ struct tevent_req *vfs_pread_send(TALLOC_CTX *mem_ctx,
 NTSTATUS vfs_pread_recv(struct tevent_req *req, size_t *nread)
 {
 	return vfs_status(vfs_io_recv(req, nread));
+}
+
+struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct vfs_fh *fh, int pipe_wr,
+					size_t len, uint64_t off)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	if (vfs_range_invalid(off, len)) {
+		return vfs_io_fail(mem_ctx, ev, EINVAL);
+	}
+	VFS_FIND(m, splice_read_send);
+	return m->ops->splice_read_send(m, mem_ctx, ev, fh, pipe_wr, len,
+					off);
+}
+
+int vfs_splice_read_recv(struct tevent_req *req, size_t *nspliced)
+{
+	return vfs_io_recv(req, nspliced);
+}
+
+NTSTATUS vfs_errno_status(int ret)
+{
+	return vfs_status(ret);
 }
 
 struct tevent_req *vfs_pwrite_send(TALLOC_CTX *mem_ctx,

@@ -127,6 +127,17 @@ struct vfs_ops {
 					 TALLOC_CTX *mem_ctx,
 					 struct tevent_context *ev,
 					 struct vfs_fh *fh);
+	/*
+	 * Moves up to len bytes from off into the pipe pipe_wr (it has
+	 * room for them), stopping early only at EOF: the data path's
+	 * splice mode (DESIGN.md section 5).  A module that cannot
+	 * (vfs_noop) fails with ENOSYS and the caller copies instead.
+	 */
+	struct tevent_req *(*splice_read_send)(struct vfs_module *m,
+					       TALLOC_CTX *mem_ctx,
+					       struct tevent_context *ev,
+					       struct vfs_fh *fh, int pipe_wr,
+					       size_t len, uint64_t off);
 
 	/*
 	 * The namespace, synchronous.  Paths are share-relative; the parent
@@ -233,6 +244,14 @@ struct tevent_req *vfs_fsync_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  struct vfs_fh *fh);
 NTSTATUS vfs_fsync_recv(struct tevent_req *req);
+/* count, or -errno (-ENOSYS: this stack cannot splice; copy instead) */
+struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct vfs_fh *fh, int pipe_wr,
+					size_t len, uint64_t off);
+int vfs_splice_read_recv(struct tevent_req *req, size_t *nspliced);
+/* The NTSTATUS for a -errno from the stack (0: NT_STATUS_OK). */
+NTSTATUS vfs_errno_status(int ret);
 
 /*
  * The namespace (see the ops).  vfs_openat with O_CREAT creates files
@@ -321,6 +340,11 @@ struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,
 				       struct vfs_fh *fh);
+struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
+					     TALLOC_CTX *mem_ctx,
+					     struct tevent_context *ev,
+					     struct vfs_fh *fh, int pipe_wr,
+					     size_t len, uint64_t off);
 
 /*
  * The common head of every module's async I/O state: a module completes

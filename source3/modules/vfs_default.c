@@ -554,6 +554,32 @@ static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
 	return 0;
 }
 
+/* splice(2) until len or EOF, like default_pread_full */
+static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
+			       size_t *done)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		loff_t pos = (loff_t)(off + got);
+		ssize_t n = splice(fd, &pos, pipe_wr, NULL, len - got, 0);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			*done = got;
+			return -errno;
+		}
+		if (n == 0) {
+			break;
+		}
+		got += (size_t)n;
+	}
+	*done = got;
+	return 0;
+}
+
 static int default_pwrite_full(int fd, const uint8_t *buf, size_t len,
 			       uint64_t off)
 {
@@ -602,6 +628,29 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 		return NULL;
 	}
 	ret = default_pread_full(fh->fd, buf, len, off, &got);
+	return default_io_finish(req, ev, ret, got);
+}
+
+static struct tevent_req *default_splice_read_send(struct vfs_module *m,
+						   TALLOC_CTX *mem_ctx,
+						   struct tevent_context *ev,
+						   struct vfs_fh *fh,
+						   int pipe_wr, size_t len,
+						   uint64_t off)
+{
+	struct default_io_state *state = NULL;
+	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
+						   struct default_io_state);
+	size_t got = 0;
+	int ret;
+
+	if (req == NULL) {
+		return NULL;
+	}
+	ret = default_splice_full(fh->fd, pipe_wr, len, off, &got);
+	if (ret < 0 && got > 0) {
+		ret = -EIO;     /* part is in the pipe: the caller drops it */
+	}
 	return default_io_finish(req, ev, ret, got);
 }
 
@@ -764,6 +813,7 @@ const struct vfs_ops vfs_default_ops = {
 	.flistxattr = default_flistxattr,
 	.fremovexattr = default_fremovexattr,
 	.pread_send = default_pread_send,
+	.splice_read_send = default_splice_read_send,
 	.pwrite_send = default_pwrite_send,
 	.fsync_send = default_fsync_send,
 	.opendir = default_opendir,

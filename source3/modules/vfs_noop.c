@@ -4,6 +4,7 @@
  * writes are discarded and reported as done, fsync does nothing.  Names,
  * metadata and directories still come from the modules below.
  */
+#include <errno.h>
 #include <string.h>
 #include "source3/modules/vfs.h"
 
@@ -67,9 +68,20 @@ static struct tevent_req *noop_fsync_send(struct vfs_module *m,
 	return noop_done(mem_ctx, ev, 0, 0);
 }
 
+/* zeros have no pages to lend: READ copies them */
+static struct tevent_req *noop_splice_read_send(struct vfs_module *m,
+						TALLOC_CTX *mem_ctx,
+						struct tevent_context *ev,
+						struct vfs_fh *fh, int pipe_wr,
+						size_t len, uint64_t off)
+{
+	return noop_done(mem_ctx, ev, ENOSYS, 0);
+}
+
 const struct vfs_ops vfs_noop_ops = {
 	.name = "noop",
 	.pread_send = noop_pread_send,
 	.pwrite_send = noop_pwrite_send,
 	.fsync_send = noop_fsync_send,
+	.splice_read_send = noop_splice_read_send,
 };

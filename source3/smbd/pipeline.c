@@ -247,6 +247,11 @@ void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 			(void *)rsp->payload, rsp->payload_len };
 		c->last_len += rsp->payload_len;
 	}
+	if (rsp->splice != NULL) {
+		c->splice = talloc_steal(c, rsp->splice);
+		c->splice_len = rsp->splice_len;
+		c->last_len += rsp->splice_len;
+	}
 	if (c->cmd != NULL && c->cmd->on_response != NULL &&
 	    c->req != NULL) {
 		c->cmd->on_response(c->req, status, &c->out[c->last_hdr],
@@ -582,6 +587,8 @@ static bool element_start(struct smbd_compound *c)
 		element_error(c, status, credits);
 		return false;
 	}
+	c->req->may_splice = c->count == 1 && c->crypto == NULL &&
+			     !c->cur_sign;
 	c->req->may_go_async = c->cur + 1 == c->count &&
 			       c->conn->pipeline->num_pending < SMBD_MAX_ASYNC;
 	subreq = c->cmd->send(c->req, c->conn->server->ev, c->req);
@@ -700,6 +707,32 @@ static void send_encrypted(struct smbd_compound *c)
 	smbd_transport_send(c->conn, iov, n, c);
 }
 
+/*
+ * A READ answered in splice mode: headers from memory, payload from its
+ * pipe.  READ chose it only for a lone, unsigned, unencrypted request
+ * (may_splice); anything else here is a bug, and a signature over bytes
+ * we never see cannot be made.
+ */
+static void send_spliced(struct smbd_compound *c)
+{
+	struct smbd_conn *conn = c->conn;
+	bool sign = false;
+	int i;
+
+	for (i = 0; i < c->num_elems; i++) {
+		sign = sign || c->elems[i].sign;
+	}
+	if (sign || c->crypto != NULL || c->count != 1) {
+		DBG_ERR("%s: spliced READ in a signed, encrypted or compound "
+			"response\n", conn->peer);
+		talloc_free(c);
+		smbd_conn_terminate(conn, "internal error (splice)");
+		return;
+	}
+	smbd_transport_send_splice(conn, c->out, c->outcnt, c, c->splice,
+				   c->splice_len);
+}
+
 static void compound_finish(struct smbd_compound *c)
 {
 	struct smbd_conn *conn = c->conn;
@@ -718,6 +751,8 @@ static void compound_finish(struct smbd_compound *c)
 	}
 	if (c->outcnt == 0 || conn->terminating) {
 		talloc_free(c);
+	} else if (c->splice != NULL) {
+		send_spliced(c);
 	} else if (c->crypto != NULL) {
 		send_encrypted(c);
 	} else {

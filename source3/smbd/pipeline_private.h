@@ -47,6 +47,9 @@ struct smbd_compound {
 	size_t last_hdr;                /* out[] index of the last header */
 	size_t last_len;                /* bytes of the last element */
 	size_t out_bytes;               /* output promised so far */
+	/* a READ's payload in pipes, after out (splice mode), or NULL */
+	struct smbd_splice *splice;
+	size_t splice_len;
 	struct smbd_request *req;
 	struct tevent_req *subreq;      /* the running command */
 	const struct smbd_cmd *cmd;

@@ -1,25 +1,44 @@
 /*
- * READ (MS-SMB2 3.3.5.12).  The data is read into its own talloc buffer
- * through the share's VFS stack (through the ring with vfs_io_uring) and
- * leaves as the response payload, a separate iovec after the 16-byte
- * body, so it is never copied again (STYLE.md rule 22).
+ * READ (MS-SMB2 3.3.5.12), in one of the data path's modes (DESIGN.md
+ * section 5, "smb2 read mode"):
+ *
+ * copy: the data is read into its own talloc buffer through the share's
+ * VFS stack (through the ring with vfs_io_uring) and leaves as the
+ * response payload, a separate iovec after the 16-byte body, so it is
+ * never copied again (STYLE.md rule 22).
+ *
+ * splice: the VFS moves the file's pages into a pipe of the connection
+ * (no copy); the response promises exactly the bytes that are in the
+ * pipe, and the transport sends header + pipe.  Only for a lone request
+ * whose response is neither signed nor encrypted, of at least "min splice
+ * size" bytes, with a ring that can splice; otherwise, or when the stack
+ * cannot splice (vfs_noop, a file system without splice_read) or no pipe
+ * is free, the READ is copied.
  */
+#include <errno.h>
 #include <stdint.h>
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
 #include "source3/smbd/smbd_files.h"
+#include "source3/smbd/splice_pipe.h"
+#include "lib/param/param.h"
+#include "lib/uring/uring.h"
 
 struct smb2_read_state {
+	struct tevent_context *ev;
+	struct smbd_conn *conn;
 	struct smb2_read_req r;
 	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
+	struct smbd_splice *sp;         /* splice mode: the pipes */
 	size_t nread;
 	struct smbd_response rsp;
 };
 
 static void smb2_read_done(struct tevent_req *subreq);
+static void smb2_read_spliced(struct tevent_req *subreq);
 
 /* Checks in MS-SMB2 3.3.5.12 order, plus the I/O range (STYLE 16). */
 static NTSTATUS smb2_read_check(const struct smbd_request *req,
@@ -56,10 +75,104 @@ static bool smb2_read_respond(struct tevent_req *req,
 	if (tevent_req_nomem(state->rsp.body, req)) {
 		return false;
 	}
+	if (state->sp != NULL) {
+		state->rsp.splice = state->sp;
+		state->rsp.splice_len = state->nread;
+		state->sp = NULL;
+		return true;
+	}
 	state->rsp.payload = state->buf;
 	state->rsp.payload_len = state->nread;
 	state->rsp.payload_owner = state->buf;
 	return true;
+}
+
+/* Whether this READ may go file -> pipe -> socket (see the top). */
+static bool smb2_read_may_splice(const struct smbd_request *req,
+				 const struct smb2_read_req *r)
+{
+	const struct lp_share *share = req->tcon->share;
+	struct uring *ring = req->conn->server->ring;
+
+	if (share->read_mode != LP_READ_MODE_AUTO &&
+	    share->read_mode != LP_READ_MODE_SPLICE) {
+		return false;
+	}
+	return req->may_splice && r->length > 0 &&
+	       r->length >= (uint32_t)share->min_splice_size &&
+	       ring != NULL && uring_op_supported(ring, IORING_OP_SPLICE);
+}
+
+/* copy mode: into a buffer of our own */
+static struct tevent_req *smb2_read_copy(struct tevent_req *req,
+					 struct smb2_read_state *state)
+{
+	struct tevent_req *subreq = NULL;
+
+	/* one spare byte: a 0-byte read still has a talloc chunk */
+	state->buf = talloc_size(state, (size_t)state->r.length + 1);
+	if (tevent_req_nomem(state->buf, req)) {
+		return NULL;
+	}
+	subreq = vfs_pread_send(state, state->ev, state->open->fh, state->buf,
+				state->r.length, state->r.offset);
+	if (tevent_req_nomem(subreq, req)) {
+		return NULL;
+	}
+	tevent_req_set_callback(subreq, smb2_read_done, req);
+	return subreq;
+}
+
+/* What the next pipe takes: a pipe's worth or the rest. */
+static size_t smb2_read_chunk(const struct smb2_read_state *state)
+{
+	size_t left = state->r.length - state->nread;
+
+	return left < state->sp->chunk ? left : state->sp->chunk;
+}
+
+/*
+ * splice mode: the file's next bytes into the next pipe.  One pipe at a
+ * time, so that the pipes hold one contiguous range even if the file
+ * ends (or is truncated) in the middle.
+ */
+static struct tevent_req *smb2_read_splice_next(struct tevent_req *req,
+						struct smb2_read_state *state)
+{
+	struct smbd_splice *sp = state->sp;
+	struct tevent_req *subreq = NULL;
+
+	subreq = vfs_splice_read_send(state, state->ev, state->open->fh,
+				      sp->wr[sp->nsrc], smb2_read_chunk(state),
+				      state->r.offset + state->nread);
+	if (tevent_req_nomem(subreq, req)) {
+		return NULL;
+	}
+	tevent_req_set_callback(subreq, smb2_read_spliced, req);
+	return subreq;
+}
+
+/* Nothing read (at or past EOF), or less than MinimumCount. */
+static bool smb2_read_short(const struct smb2_read_state *state)
+{
+	return (state->nread == 0 && state->r.length > 0) ||
+	       state->nread < state->r.minimum_count;
+}
+
+/*
+ * FilePositionInformation follows reads, as in Samba (smbtorture
+ * smb2.read.position).  The open outlives this request: requests on a
+ * connection run one at a time, and a dropped connection frees the
+ * request with the open.
+ */
+static void smb2_read_finish(struct tevent_req *req,
+			     struct smb2_read_state *state)
+{
+	state->open->position = state->r.offset + state->nread;
+	if (!smb2_read_respond(req, state)) {
+		return;
+	}
+	tevent_req_done(req);
 }
 
 struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
@@ -89,19 +202,53 @@ struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
 			 nt_errstr(status));
 		return tevent_req_post(result, ev);
 	}
-	/* one spare byte: a 0-byte read still has a talloc chunk */
-	state->buf = talloc_size(state, (size_t)state->r.length + 1);
-	if (tevent_req_nomem(state->buf, result)) {
-		return tevent_req_post(result, ev);
-	}
+	state->ev = ev;
+	state->conn = req->conn;
 	state->open = req->open;
-	subreq = vfs_pread_send(state, ev, req->open->fh, state->buf,
-				state->r.length, state->r.offset);
-	if (tevent_req_nomem(subreq, result)) {
-		return tevent_req_post(result, ev);
+	if (smb2_read_may_splice(req, &state->r)) {
+		state->sp = smbd_splice_get(req->conn, state, state->r.length);
 	}
-	tevent_req_set_callback(subreq, smb2_read_done, result);
-	return result;
+	subreq = state->sp != NULL ? smb2_read_splice_next(result, state) :
+		smb2_read_copy(result, state);
+	return subreq != NULL ? result : tevent_req_post(result, ev);
+}
+
+static void smb2_read_spliced(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	struct smb2_read_state *state = tevent_req_data(req,
+						struct smb2_read_state);
+	struct smbd_splice *sp = state->sp;
+	size_t want = smb2_read_chunk(state);
+	size_t n = 0;
+	int ret = vfs_splice_read_recv(subreq, &n);
+
+	TALLOC_FREE(subreq);
+	if ((ret == -ENOSYS || ret == -EINVAL) && sp->nsrc == 0) {
+		/* this stack or file cannot splice: nothing moved, copy */
+		smbd_splice_put(state->conn, sp);
+		state->sp = NULL;
+		smb2_read_copy(req, state);
+		return;
+	}
+	if (ret == 0 && n > 0) {
+		sp->src[sp->nsrc++].len = n;
+		state->nread += n;
+	}
+	if (ret == 0 && n == want && state->nread < state->r.length) {
+		smb2_read_splice_next(req, state);      /* the next pipe */
+		return;
+	}
+	if (ret < 0 || smb2_read_short(state)) {
+		/* bytes may sit in the pipes: they must not serve again */
+		smbd_splice_discard(state->conn, sp);
+		state->sp = NULL;
+		tevent_req_nterror(req, ret < 0 ? vfs_errno_status(ret) :
+				   NT_STATUS_END_OF_FILE);
+		return;
+	}
+	smb2_read_finish(req, state);
 }
 
 /*
@@ -120,22 +267,11 @@ static void smb2_read_done(struct tevent_req *subreq)
 	if (tevent_req_nterror(req, status)) {
 		return;
 	}
-	if ((state->nread == 0 && state->r.length > 0) ||
-	    state->nread < state->r.minimum_count) {
+	if (smb2_read_short(state)) {
 		tevent_req_nterror(req, NT_STATUS_END_OF_FILE);
 		return;
 	}
-	/*
-	 * FilePositionInformation follows reads, as in Samba (smbtorture
-	 * smb2.read.position).  The open outlives this request: requests
-	 * on a connection run one at a time, and a dropped connection
-	 * frees the request with the open.
-	 */
-	state->open->position = state->r.offset + state->nread;
-	if (!smb2_read_respond(req, state)) {
-		return;
-	}
-	tevent_req_done(req);
+	smb2_read_finish(req, state);
 }
 
 NTSTATUS smb2_read_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
@@ -152,5 +288,6 @@ NTSTATUS smb2_read_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 	*rsp = state->rsp;
 	talloc_steal(mem_ctx, rsp->body);
 	talloc_steal(mem_ctx, rsp->payload_owner);
+	talloc_steal(mem_ctx, rsp->splice);
 	return NT_STATUS_OK;
 }

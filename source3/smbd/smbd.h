@@ -100,6 +100,8 @@ struct smbd_conn {
 	bool smb1_negprot_done;
 	/* tree connects + opens: each holds an fd (RELIABILITY.md T7) */
 	size_t num_handles;
+	/* pipes of the splice read mode (smbd/splice_pipe.c), or NULL */
+	struct smbd_pipe_pool *pipes;
 	bool terminating;
 };
 
@@ -212,6 +214,12 @@ struct smbd_request {
 	bool may_go_async;
 	bool go_async;
 	/*
+	 * The response will be neither signed nor encrypted and is the only
+	 * one of its compound: READ may hand its payload over in a pipe
+	 * (smbd_response.splice_pipe).
+	 */
+	bool may_splice;
+	/*
 	 * SESSION_SETUP and TREE_CONNECT set session/tcon to what they
 	 * created (the response header carries its id); LOGOFF and
 	 * TREE_DISCONNECT set them to NULL after freeing them.
@@ -233,6 +241,13 @@ struct smbd_response {
 	const uint8_t *payload;
 	size_t payload_len;
 	void *payload_owner;            /* talloc chunk freed with the response */
+	/*
+	 * Splice read mode: the payload is splice_len bytes waiting in the
+	 * pipes of splice (never together with payload).  Only for a
+	 * response that is neither signed nor encrypted (may_splice).
+	 */
+	struct smbd_splice *splice;
+	size_t splice_len;
 };
 
 typedef struct tevent_req *(*smbd_cmd_send_fn)(TALLOC_CTX *mem_ctx,

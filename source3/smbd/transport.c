@@ -17,6 +17,7 @@
 #include "lib/util/dlist.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/pipeline.h"
+#include "source3/smbd/splice_pipe.h"
 #include "source3/smbd/transport.h"
 
 #define NBT_SESSION_MESSAGE 0x00
@@ -33,6 +34,7 @@ struct smbd_send_entry {
 	int iovcnt;
 	size_t bytes;
 	uint8_t nbt[4];
+	struct smbd_splice *splice;     /* splice mode: payload after iov */
 };
 
 struct smbd_transport {
@@ -53,6 +55,7 @@ struct smbd_transport {
 	bool nbt_session_done;
 	struct smbd_send_entry *queue;
 	struct tevent_req *send_req;
+	struct smbd_splice *send_splice; /* of the batch in flight, or NULL */
 };
 
 static void recv_header_done(struct tevent_req *subreq);
@@ -328,8 +331,9 @@ static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
 	send_next(t);
 }
 
-int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
-			int iovcnt, void *owner)
+static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
+			   int iovcnt, void *owner, struct smbd_splice *sp,
+			   size_t pipe_len)
 {
 	struct smbd_transport *t = conn->transport;
 	struct smbd_send_entry *e = NULL;
@@ -355,6 +359,8 @@ int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
 		e->iov[i + 1] = iov[i];
 		len += iov[i].iov_len;
 	}
+	e->splice = sp;
+	len += pipe_len;
 	if (len > 0xFFFFFF) {
 		/* the pipeline keeps responses smaller: a bug, not a client */
 		DBG_ERR("%s: response of %zu bytes exceeds an NBT frame\n",
@@ -373,7 +379,23 @@ int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
 	return 0;
 }
 
-/* Moves as many queued entries as fit into one batch and sends it. */
+int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
+			int iovcnt, void *owner)
+{
+	return transport_queue(conn, iov, iovcnt, owner, NULL, 0);
+}
+
+int smbd_transport_send_splice(struct smbd_conn *conn, const struct iovec *iov,
+			       int iovcnt, void *owner, struct smbd_splice *sp,
+			       size_t len)
+{
+	return transport_queue(conn, iov, iovcnt, owner, sp, len);
+}
+
+/*
+ * Moves as many queued entries as fit into one batch and sends it.  A
+ * spliced entry ends its batch: its payload follows the batch's iovec.
+ */
 static void send_next(struct smbd_transport *t)
 {
 	struct smbd_conn *conn = t->conn;
@@ -401,10 +423,21 @@ static void send_next(struct smbd_transport *t)
 		t->batch_bytes += e->bytes;
 		t->batch_entries++;
 		talloc_steal(batch, e);
+		if (e->splice != NULL) {
+			t->send_splice = e->splice;
+			break;
+		}
 	}
-	t->send_req = uring_sendmsg_full_send(t, conn->server->ev,
-					      conn->server->ring, conn->fd,
-					      iov, n, batch);
+	if (t->send_splice != NULL) {
+		t->send_req = uring_sendmsg_splice_send(
+			t, conn->server->ev, conn->server->ring, conn->fd,
+			iov, n, batch, t->send_splice->src,
+			t->send_splice->nsrc);
+	} else {
+		t->send_req = uring_sendmsg_full_send(
+			t, conn->server->ev, conn->server->ring, conn->fd,
+			iov, n, batch);
+	}
 	if (t->send_req == NULL) {
 		talloc_free(batch);
 		smbd_conn_terminate(conn, "out of memory");
@@ -419,8 +452,19 @@ static void send_done(struct tevent_req *subreq)
 {
 	struct smbd_transport *t = tevent_req_callback_data(
 		subreq, struct smbd_transport);
-	int ret = uring_sendmsg_full_recv(subreq);
+	struct smbd_splice *sp = t->send_splice;
+	int ret;
 
+	if (sp != NULL) {
+		ret = uring_sendmsg_splice_recv(subreq);
+		if (ret == 0) {
+			/* emptied: back to the pool, not freed with the batch */
+			smbd_splice_put(t->conn, sp);
+		}
+	} else {
+		ret = uring_sendmsg_full_recv(subreq);
+	}
+	t->send_splice = NULL;
 	TALLOC_FREE(subreq);            /* and the batch with it */
 	t->send_req = NULL;
 	if (ret != 0) {

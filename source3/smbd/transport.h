@@ -43,4 +43,15 @@ bool smbd_transport_congested(struct smbd_conn *conn);
 int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
 			int iovcnt, void *owner);
 
+/*
+ * Queue a response whose last len payload bytes wait in the pipes of sp
+ * (splice read mode): the iovec, then the pipes' bytes, in one NBT frame.
+ * sp must be a child of owner; its pipes go back to the connection's pool
+ * once sent.
+ */
+struct smbd_splice;
+int smbd_transport_send_splice(struct smbd_conn *conn, const struct iovec *iov,
+			       int iovcnt, void *owner, struct smbd_splice *sp,
+			       size_t len);
+
 #endif
