@@ -1,0 +1,158 @@
+"""READ in every data path mode ("smb2 read mode", DESIGN.md section 5):
+the bytes must be identical whatever the mode, for sizes around every
+boundary (page, "min splice size", one splice pipe's worth, max read, a
+file tail shorter than the request), while the file is being truncated
+and extended, and with io_uring off (every mode falls back to copy).
+
+smbprotocol reads through guest sessions: unsigned and unencrypted, so
+splice applies (auto and splice shares).  Signed and encrypted reads on
+the default share (auto) are in test_write.py and test_users.py.
+"""
+import os
+import random
+import shutil
+import threading
+import time
+
+import pytest
+
+from conftest import (TARGET, VARIANTS, finish_server, make_scratch_dir,
+                      make_server)
+
+smbprotocol = pytest.importorskip("smbprotocol")
+from smbprotocol.exceptions import SMBResponseException  # noqa: E402
+
+from test_write import Client  # noqa: E402
+
+if TARGET != "ringsmb":
+    pytest.skip("ringsmb's read modes", allow_module_level=True)
+
+MiB = 1024 * 1024
+PAGE = 4096
+MIN_SPLICE = 16384              # "min splice size" on the shares below
+# what one splice pipe takes with the default fs.pipe-max-size (1 MiB):
+# its capacity less one page (source3/smbd/splice_pipe.c)
+CHUNK = MiB - PAGE
+MAX_READ = 8 * MiB
+SIZE = MAX_READ + 3 * MiB + 12345
+MODES = ("copy", "splice", "auto", "zerocopy")
+STATUS_END_OF_FILE = 0xC0000011
+
+
+def pattern(off, n):
+    """The file's content: byte i is a function of i alone."""
+    return bytes((i * 7 + (i >> 12)) & 0xFF for i in range(off, off + n))
+
+
+@pytest.fixture(scope="module", params=VARIANTS)
+def rmserver(request, share_tree):
+    base, d = make_scratch_dir("ringsmb-readmode-")
+    data = pattern(0, SIZE)
+    p = d / "data.bin"
+    p.write_bytes(data)
+    os.chmod(p, 0o666)
+    shares = [{"name": "rm_" + m, "path": d, "read_only": False,
+               "params": {"smb2 read mode": m,
+                          "min splice size": str(MIN_SPLICE)}}
+              for m in MODES]
+    srv = make_server(share_tree, request.param, {"log level": "3"},
+                      shares=shares)
+    srv.wdir = d
+    srv.data = data
+    yield srv
+    finish_server(srv)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def cases():
+    lens = [1, PAGE - 1, PAGE, PAGE + 1, MIN_SPLICE - 1, MIN_SPLICE,
+            MIN_SPLICE + 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 1,
+            MiB, MAX_READ - 1, MAX_READ]
+    out = [(0, n) for n in lens]
+    out += [(1, n) for n in (MIN_SPLICE, CHUNK + 1, 3 * MiB, MAX_READ)]
+    out += [(PAGE - 1, 2 * PAGE + 2), (CHUNK, CHUNK), (MiB + 17, 5 * MiB)]
+    # tails: the file ends inside the request
+    out += [(SIZE - 1, MAX_READ), (SIZE - 100, 1000), (SIZE - CHUNK - 5,
+                                                        3 * CHUNK)]
+    return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_read_boundaries(rmserver, mode):
+    with Client(rmserver.port, share="rm_" + mode) as c:
+        f = c.open("data.bin")
+        for off, n in cases():
+            got = f.read(off, n)
+            want = rmserver.data[off:off + n]
+            assert len(got) == len(want), (mode, off, n)
+            assert got == want, (mode, off, n)
+        # at and past the end: END_OF_FILE, and the connection goes on
+        for off in (SIZE, SIZE + MIN_SPLICE):
+            with pytest.raises(SMBResponseException) as ei:
+                f.read(off, 2 * MIN_SPLICE)
+            assert ei.value.status == STATUS_END_OF_FILE
+        assert f.read(0, 3) == rmserver.data[:3]
+        f.close()
+
+
+@pytest.mark.parametrize("mode", ("splice", "auto"))
+def test_splice_used_where_allowed(rmserver, mode):
+    """The splice shares really splice when the ring can (the server logs
+    its pipes at level 3); with io_uring off they copy."""
+    with Client(rmserver.port, share="rm_" + mode) as c:
+        f = c.open("data.bin")
+        assert f.read(0, 2 * MiB) == rmserver.data[:2 * MiB]
+        f.close()
+    log = rmserver.log_path.read_text(errors="replace")
+    if rmserver.variant == "no_io_uring":
+        assert "splice pipes of" not in log
+    else:
+        assert "splice pipes of" in log
+
+
+def test_read_while_truncated_and_extended(rmserver):
+    """A writer cuts the file and grows it back while READs run in splice
+    mode: every answer is a prefix of what was asked for, its bytes are the
+    file's bytes at those offsets, and END_OF_FILE is the only error."""
+    path = rmserver.wdir / "moving.bin"
+    size = 4 * MiB
+    path.write_bytes(pattern(0, size))
+    os.chmod(path, 0o666)
+    stop = threading.Event()
+
+    def writer():
+        rnd = random.Random(7)
+        fd = os.open(path, os.O_RDWR)
+        try:
+            end = time.time() + 20
+            while not stop.is_set() and time.time() < end:
+                cut = rnd.randrange(0, size)
+                os.ftruncate(fd, cut)
+                os.pwrite(fd, pattern(cut, size - cut), cut)
+        finally:
+            os.close(fd)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    rnd = random.Random(11)
+    eofs = reads = 0
+    try:
+        with Client(rmserver.port, share="rm_splice") as c:
+            f = c.open("moving.bin")
+            for _ in range(150):
+                off = rnd.randrange(0, size)
+                n = rnd.choice((MIN_SPLICE, CHUNK + 3, 2 * MiB))
+                try:
+                    got = f.read(off, n)
+                except SMBResponseException as e:
+                    assert e.status == STATUS_END_OF_FILE
+                    eofs += 1
+                    continue
+                reads += 1
+                assert 0 < len(got) <= n
+                assert got == pattern(off, len(got)), (off, n, len(got))
+            f.close()
+    finally:
+        stop.set()
+        t.join(30)
+    assert reads > 0
