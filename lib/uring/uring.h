@@ -176,6 +176,17 @@ struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
 					   const struct iovec *iov, int iovcnt,
 					   void *keep);
 int uring_sendmsg_full_recv(struct tevent_req *req);
+/*
+ * The same with IORING_OP_SENDMSG_ZC (the kernel sends from keep's pages
+ * and drops them at the notification CQE, which ends the request); plain
+ * SENDMSG where the kernel lacks it, plain sendmsg(2) without a ring.
+ * Finish with uring_sendmsg_full_recv.
+ */
+struct tevent_req *uring_sendmsg_full_zc_send(TALLOC_CTX *mem_ctx,
+					      struct tevent_context *ev,
+					      struct uring *ring, int sockfd,
+					      const struct iovec *iov,
+					      int iovcnt, void *keep);
 
 /*
  * Splice (uring_splice.c; ring only: -ENOSYS without one or when the

@@ -25,6 +25,7 @@ struct uring_sock_state {
 	struct tevent_fd *fde;
 	int fd;
 	bool sending;
+	bool zc;                /* sendmsg as IORING_OP_SENDMSG_ZC */
 	bool polling;           /* the in-flight op is a POLL_ADD */
 	void *keep;
 	uint8_t *buf;           /* recv */
@@ -110,6 +111,9 @@ static void uring_sock_prep(struct io_uring_sqe *sqe, void *private_data)
 
 	if (s->polling) {
 		io_uring_prep_poll_add(sqe, s->fd, s->sending ? POLLOUT : POLLIN);
+	} else if (s->sending && s->zc) {
+		io_uring_prep_sendmsg_zc(sqe, s->fd, uring_msg_hdr(s->msg),
+					 MSG_NOSIGNAL);
 	} else if (s->sending) {
 		io_uring_prep_sendmsg(sqe, s->fd, uring_msg_hdr(s->msg),
 				      MSG_NOSIGNAL);
@@ -351,6 +355,34 @@ struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
 	*s = (struct uring_sock_state) {
 		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
 		.sending = true,
+	};
+	s->msg = uring_msg_copy(s, iov, iovcnt);
+	if (s->msg == NULL) {
+		uring_req_fail(req, iovcnt < 0 || iovcnt > IOV_MAX ?
+			       -EINVAL : -ENOMEM);
+		return tevent_req_post(req, ev);
+	}
+	return uring_sock_start(req, s);
+}
+
+struct tevent_req *uring_sendmsg_full_zc_send(TALLOC_CTX *mem_ctx,
+					      struct tevent_context *ev,
+					      struct uring *ring, int sockfd,
+					      const struct iovec *iov,
+					      int iovcnt, void *keep)
+{
+	struct tevent_req *req = NULL;
+	struct uring_sock_state *s = NULL;
+
+	req = tevent_req_create(mem_ctx, &s, struct uring_sock_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	*s = (struct uring_sock_state) {
+		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
+		.sending = true,
+		.zc = ring != NULL &&
+		      uring_op_supported(ring, IORING_OP_SENDMSG_ZC),
 	};
 	s->msg = uring_msg_copy(s, iov, iovcnt);
 	if (s->msg == NULL) {

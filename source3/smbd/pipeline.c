@@ -247,6 +247,7 @@ void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 			(void *)rsp->payload, rsp->payload_len };
 		c->last_len += rsp->payload_len;
 	}
+	c->zerocopy = c->zerocopy || rsp->zerocopy;
 	if (rsp->splice != NULL) {
 		c->splice = talloc_steal(c, rsp->splice);
 		c->splice_len = rsp->splice_len;
@@ -704,7 +705,11 @@ static void send_encrypted(struct smbd_compound *c)
 		smbd_conn_terminate(conn, "cannot encrypt a response");
 		return;
 	}
-	smbd_transport_send(c->conn, iov, n, c);
+	if (c->zerocopy) {
+		smbd_transport_send_zc(c->conn, iov, n, c);
+	} else {
+		smbd_transport_send(c->conn, iov, n, c);
+	}
 }
 
 /*
@@ -757,7 +762,11 @@ static void compound_finish(struct smbd_compound *c)
 		send_encrypted(c);
 	} else {
 		/* the transport owns c (and every buffer in out) from here */
-		smbd_transport_send(conn, c->out, c->outcnt, c);
+		if (c->zerocopy) {
+			smbd_transport_send_zc(conn, c->out, c->outcnt, c);
+		} else {
+			smbd_transport_send(conn, c->out, c->outcnt, c);
+		}
 	}
 	if (!conn->terminating) {
 		smbd_sessions_reap(conn);

@@ -33,6 +33,8 @@ struct smb2_read_state {
 	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
 	struct smbd_splice *sp;         /* splice mode: the pipes */
+	bool zerocopy;                  /* zerocopy mode */
+	int min_size;                   /* "min splice size" */
 	size_t nread;
 	struct smbd_response rsp;
 };
@@ -84,6 +86,8 @@ static bool smb2_read_respond(struct tevent_req *req,
 	state->rsp.payload = state->buf;
 	state->rsp.payload_len = state->nread;
 	state->rsp.payload_owner = state->buf;
+	state->rsp.zerocopy = state->zerocopy &&
+		state->nread >= (size_t)state->min_size;
 	return true;
 }
 
@@ -205,6 +209,8 @@ struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
 	state->ev = ev;
 	state->conn = req->conn;
 	state->open = req->open;
+	state->zerocopy = req->tcon->share->read_mode == LP_READ_MODE_ZEROCOPY;
+	state->min_size = req->tcon->share->min_splice_size;
 	if (smb2_read_may_splice(req, &state->r)) {
 		state->sp = smbd_splice_get(req->conn, state, state->r.length);
 	}

@@ -103,11 +103,6 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		talloc_free(t);
 		return status;
 	}
-	if (share->read_mode == LP_READ_MODE_ZEROCOPY) {
-		/* accepted so that configurations load; docs/performance.md */
-		DBG_NOTICE("share [%s]: smb2 read mode = zerocopy is not "
-			   "implemented yet: READs are copied\n", share->name);
-	}
 	req->tcon = t;
 	return NT_STATUS_OK;
 }

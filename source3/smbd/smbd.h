@@ -248,6 +248,8 @@ struct smbd_response {
 	 */
 	struct smbd_splice *splice;
 	size_t splice_len;
+	/* zerocopy read mode: send the payload with SENDMSG_ZC */
+	bool zerocopy;
 };
 
 typedef struct tevent_req *(*smbd_cmd_send_fn)(TALLOC_CTX *mem_ctx,

@@ -35,6 +35,7 @@ struct smbd_send_entry {
 	size_t bytes;
 	uint8_t nbt[4];
 	struct smbd_splice *splice;     /* splice mode: payload after iov */
+	bool zc;                        /* zerocopy mode: SENDMSG_ZC */
 };
 
 struct smbd_transport {
@@ -333,7 +334,7 @@ static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
 
 static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
 			   int iovcnt, void *owner, struct smbd_splice *sp,
-			   size_t pipe_len)
+			   size_t pipe_len, bool zc)
 {
 	struct smbd_transport *t = conn->transport;
 	struct smbd_send_entry *e = NULL;
@@ -360,6 +361,7 @@ static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
 		len += iov[i].iov_len;
 	}
 	e->splice = sp;
+	e->zc = zc;
 	len += pipe_len;
 	if (len > 0xFFFFFF) {
 		/* the pipeline keeps responses smaller: a bug, not a client */
@@ -382,14 +384,20 @@ static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
 int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
 			int iovcnt, void *owner)
 {
-	return transport_queue(conn, iov, iovcnt, owner, NULL, 0);
+	return transport_queue(conn, iov, iovcnt, owner, NULL, 0, false);
+}
+
+int smbd_transport_send_zc(struct smbd_conn *conn, const struct iovec *iov,
+			   int iovcnt, void *owner)
+{
+	return transport_queue(conn, iov, iovcnt, owner, NULL, 0, true);
 }
 
 int smbd_transport_send_splice(struct smbd_conn *conn, const struct iovec *iov,
 			       int iovcnt, void *owner, struct smbd_splice *sp,
 			       size_t len)
 {
-	return transport_queue(conn, iov, iovcnt, owner, sp, len);
+	return transport_queue(conn, iov, iovcnt, owner, sp, len, false);
 }
 
 /*
@@ -401,6 +409,7 @@ static void send_next(struct smbd_transport *t)
 	struct smbd_conn *conn = t->conn;
 	void *batch = NULL;
 	struct iovec *iov = NULL;
+	bool zc;
 	int n = 0;
 
 	if (t->send_req != NULL || t->queue == NULL || conn->terminating) {
@@ -408,6 +417,7 @@ static void send_next(struct smbd_transport *t)
 	}
 	batch = talloc_new(t);
 	iov = talloc_array(batch, struct iovec, SMBD_SEND_MAX_IOV);
+	zc = false;
 	if (batch == NULL || iov == NULL) {
 		smbd_conn_terminate(conn, "out of memory");
 		return;
@@ -423,6 +433,7 @@ static void send_next(struct smbd_transport *t)
 		t->batch_bytes += e->bytes;
 		t->batch_entries++;
 		talloc_steal(batch, e);
+		zc = zc || e->zc;
 		if (e->splice != NULL) {
 			t->send_splice = e->splice;
 			break;
@@ -433,6 +444,10 @@ static void send_next(struct smbd_transport *t)
 			t, conn->server->ev, conn->server->ring, conn->fd,
 			iov, n, batch, t->send_splice->src,
 			t->send_splice->nsrc);
+	} else if (zc) {
+		t->send_req = uring_sendmsg_full_zc_send(
+			t, conn->server->ev, conn->server->ring, conn->fd,
+			iov, n, batch);
 	} else {
 		t->send_req = uring_sendmsg_full_send(
 			t, conn->server->ev, conn->server->ring, conn->fd,

@@ -44,6 +44,13 @@ int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
 			int iovcnt, void *owner);
 
 /*
+ * The same, sent with IORING_OP_SENDMSG_ZC ("smb2 read mode = zerocopy"):
+ * the kernel sends from the response's pages instead of copying them.
+ */
+int smbd_transport_send_zc(struct smbd_conn *conn, const struct iovec *iov,
+			   int iovcnt, void *owner);
+
+/*
  * Queue a response whose last len payload bytes wait in the pipes of sp
  * (splice read mode): the iovec, then the pipes' bytes, in one NBT frame.
  * sp must be a child of owner; its pipes go back to the connection's pool
