@@ -65,7 +65,8 @@ enum lp_case_sensitive {
 /* "smb2 read mode" (ringsmb): how a READ's data reaches the socket */
 enum lp_read_mode {
 	LP_READ_MODE_AUTO = 0,          /* splice where allowed, else copy */
-	LP_READ_MODE_COPY,              /* read into memory, one SENDMSG */
+	LP_READ_MODE_COPY,              /* read into memory, one SENDMSG
+					 * (the default) */
 	LP_READ_MODE_SPLICE,            /* file -> pipe -> socket */
 	LP_READ_MODE_ZEROCOPY,          /* read into memory, SENDMSG_ZC */
 };

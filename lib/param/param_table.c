@@ -145,8 +145,13 @@ const struct lp_param lp_params[] = {
 	  .enums = case_sensitive_vals,
 	  .synonyms = NAMES("casesignames") },
 	{ "preserve case", LP_BOOL, S(preserve_case), .def = "yes" },
-	/* ringsmb: how READ payloads reach the socket (docs/performance.md) */
-	{ "smb2 read mode", LP_ENUM, S(read_mode), .def = "auto",
+	/*
+	 * ringsmb: how READ payloads reach the socket (docs/performance.md).
+	 * copy by default: splice lends page-cache pages to the socket, so
+	 * a concurrent truncate or overwrite can change bytes already
+	 * promised (sendfile semantics, DESIGN.md section 5): opt-in.
+	 */
+	{ "smb2 read mode", LP_ENUM, S(read_mode), .def = "copy",
 	  .enums = read_mode_vals },
 	{ "min splice size", LP_INT, S(min_splice_size), .def = "65536",
 	  .min = 0, .max = 1 << 30 },

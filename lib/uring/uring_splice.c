@@ -188,8 +188,15 @@ static void uring_ss_prep_send(struct io_uring_sqe *sqe, void *private_data)
 {
 	struct uring_ss_state *s = private_data;
 
+	/*
+	 * MSG_WAITALL: without it a short send completes "successfully" and
+	 * the linked splice runs, putting payload bytes on the wire before
+	 * the rest of the header.  With it, io_uring retries a short send on
+	 * a stream socket until all is out, or fails it (and so cancels the
+	 * splices).
+	 */
 	io_uring_prep_sendmsg(sqe, s->sockfd, uring_msg_hdr(s->msg),
-			      MSG_NOSIGNAL | MSG_MORE);
+			      MSG_NOSIGNAL | MSG_MORE | MSG_WAITALL);
 }
 
 /* Fills the splices of a step in order: src[cur] (its rest), cur+1, ... */
@@ -321,7 +328,11 @@ static int uring_ss_result(struct uring_ss_state *s, const int32_t *res,
 			return ret;
 		}
 		if (s->msg->cur < s->msg->iovcnt) {
-			s->phase = URING_SS_HEADER;     /* splices cancelled */
+			s->phase = URING_SS_HEADER;
+			if (i < n && res[i] != -ECANCELED) {
+				/* payload went out before the header: lost */
+				return -EIO;
+			}
 			return 0;
 		}
 		s->phase = URING_SS_SPLICE;

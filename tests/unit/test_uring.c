@@ -963,7 +963,7 @@ static void splice_body(TALLOC_CTX *ctx, enum mode m, bool nonblock)
 {
 	struct uring *ring = NULL;
 	struct tevent_context *ev = test_ev(ctx, m, &ring);
-	const size_t flen = 300000, chunk = 200000, hlen = 4 + 64 + 16;
+	const size_t flen = 300000, chunk = 200000, hlen = 150000;
 	uint8_t *data = pattern(ctx, flen, 21);
 	uint8_t *hdr = pattern(ctx, hlen, 22);
 	uint8_t *buf = talloc_zero_size(ctx, hlen + flen);
