@@ -57,6 +57,9 @@ struct smbd_transport {
 	struct smbd_send_entry *queue;
 	struct tevent_req *send_req;
 	struct smbd_splice *send_splice; /* of the batch in flight, or NULL */
+	/* high-water marks, for the memory line at level 3 */
+	size_t peak_pdu;                /* largest receive buffer */
+	size_t peak_queued;             /* most response bytes queued */
 };
 
 static void recv_header_done(struct tevent_req *subreq);
@@ -187,6 +190,9 @@ static void recv_header_done(struct tevent_req *subreq)
 		return;
 	}
 	t->pdu_len = (size_t)len;
+	if (t->pdu_len > t->peak_pdu) {
+		t->peak_pdu = t->pdu_len;
+	}
 	t->recv_req = recv_buf(t, t->pdu_len, &t->pdu);
 	if (t->recv_req == NULL ||
 	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
@@ -240,8 +246,20 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	}
 }
 
+/*
+ * What this connection held at most (RELIABILITY.md: memory per
+ * connection is bounded): receive buffer, queued responses, splice pipes.
+ */
 static int transport_destructor(struct smbd_transport *t)
 {
+	unsigned pipes = 0, busy = 0;
+	size_t cap = 0;
+
+	smbd_splice_stats(t->conn, &pipes, &cap, &busy);
+	DBG_INFO("%s: memory: largest PDU %zu bytes (limit %zu), response "
+		   "queue peak %zu bytes (limit ~%d), splice pipes %u x %zu "
+		   "bytes\n", t->conn->peer, t->peak_pdu, t->max_pdu,
+		   t->peak_queued, SMBD_SENDQ_HIGH, pipes, cap);
 	/* in-flight ring ops are cancelled by freeing their requests */
 	return 0;
 }
@@ -295,6 +313,9 @@ static void send_account(struct smbd_transport *t, ssize_t delta,
 
 	t->queued_bytes += delta;
 	t->queued_entries += entries;
+	if (t->queued_bytes > t->peak_queued) {
+		t->peak_queued = t->queued_bytes;
+	}
 	if (!was && (t->queued_bytes > SMBD_SENDQ_HIGH ||
 		     t->queued_entries > SMBD_SENDQ_MAX_ENTRIES)) {
 		t->congested = true;
