@@ -71,6 +71,12 @@ enum lp_read_mode {
 	LP_READ_MODE_ZEROCOPY,          /* read into memory, SENDMSG_ZC */
 };
 
+/* "smb2 write mode" (ringsmb, [global]): how WRITE payloads arrive */
+enum lp_write_mode {
+	LP_WRITE_MODE_COPY = 0,         /* received into memory (default) */
+	LP_WRITE_MODE_SPLICE,           /* socket -> pipe -> file */
+};
+
 struct lp_share {
 	const char *name;
 	const char *path;
@@ -119,6 +125,7 @@ struct lp_global {
 	int restrict_anonymous;         /* 0, 1, 2 */
 	const char *guest_account;
 	int oplock_break_timeout;       /* seconds a break waits for an ack */
+	int write_mode;                 /* enum lp_write_mode */
 };
 
 struct loadparm {

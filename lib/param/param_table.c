@@ -65,6 +65,12 @@ static const struct lp_enum_val read_mode_vals[] = {
 	{ NULL, 0 },
 };
 
+static const struct lp_enum_val write_mode_vals[] = {
+	{ "copy", LP_WRITE_MODE_COPY },
+	{ "splice", LP_WRITE_MODE_SPLICE },
+	{ NULL, 0 },
+};
+
 static const struct lp_enum_val case_sensitive_vals[] = {
 	{ "auto", LP_CASE_AUTO },
 	{ "yes", LP_CASE_YES },
@@ -121,6 +127,9 @@ const struct lp_param lp_params[] = {
 	{ "guest account", LP_STRING, G(guest_account), .def = "nobody" },
 	{ "oplock break timeout", LP_INT, G(oplock_break_timeout),
 	  .def = "35", .min = 1, .max = 3600 },
+	/* ringsmb: unsigned WRITE payloads socket -> pipe -> file */
+	{ "smb2 write mode", LP_ENUM, G(write_mode), .def = "copy",
+	  .enums = write_mode_vals },
 
 	/* shares; in [global] they set the default for every share */
 	{ "path", LP_STRING, S(path), .def = "",

@@ -143,6 +143,12 @@ struct smb2_pdu {
 	 * and dyn_len are then 0, so every pull fails safely.
 	 */
 	NTSTATUS status;
+	/*
+	 * Bytes of a WRITE's data that follow the PDU outside buf (the
+	 * transport received them into pipes: the splice write mode).  Set
+	 * by the server after carving a lone WRITE; 0 otherwise.
+	 */
+	size_t ext_len;
 };
 
 /*
@@ -806,6 +812,8 @@ struct smb2_write_req {
 	uint32_t flags;
 	/* [data_offset, +length) inside the PDU; else data.data NULL */
 	struct smb2_blob data;
+	/* the data is the pdu's ext_len bytes outside it (data.data NULL) */
+	bool data_external;
 };
 
 /*

@@ -28,6 +28,17 @@ NTSTATUS smb2_write_req_pull(const struct smb2_pdu *pdu,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	out->data_external = false;
+	if (pdu->ext_len != 0) {
+		/* the data right after the fixed body, all of it outside */
+		if (out->data_offset != pdu->len || out->length != pdu->ext_len) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		out->data = (struct smb2_blob){ .data = NULL,
+						.len = out->length };
+		out->data_external = true;
+		return NT_STATUS_OK;
+	}
 	return smb2_pdu_blob(pdu, out->data_offset, out->length, &out->data);
 }
 

@@ -195,7 +195,9 @@ struct tevent_req *uring_sendmsg_full_zc_send(TALLOC_CTX *mem_ctx,
  * splice_in moves len bytes of fd_in from off into the pipe pipe_wr,
  * continuing short splices; it stops early only at EOF (*nspliced < len).
  * The pipe must have room for len bytes (the caller sizes it).  On error
- * *nspliced still tells how many bytes the pipe received.
+ * *nspliced still tells how many bytes the pipe received.  keep: the
+ * talloc chunk owning the pipe (its fds must stay open until the kernel
+ * is done), as for the other _send functions; also below.
  *
  * sendmsg_splice sends the iovec (MSG_MORE), then exactly src[i].len
  * bytes from each pipe src[i].pipe_rd in turn, on sockfd: a SENDMSG
@@ -212,7 +214,8 @@ struct uring_splice_src {
 struct tevent_req *uring_splice_in_send(TALLOC_CTX *mem_ctx,
 					struct tevent_context *ev,
 					struct uring *ring, int fd_in,
-					off_t off, int pipe_wr, size_t len);
+					off_t off, int pipe_wr, size_t len,
+					void *keep);
 int uring_splice_in_recv(struct tevent_req *req, size_t *nspliced);
 
 struct tevent_req *uring_sendmsg_splice_send(TALLOC_CTX *mem_ctx,
@@ -223,5 +226,26 @@ struct tevent_req *uring_sendmsg_splice_send(TALLOC_CTX *mem_ctx,
 					     const struct uring_splice_src *src,
 					     unsigned nsrc);
 int uring_sendmsg_splice_recv(struct tevent_req *req);
+
+/*
+ * splice_recv moves dst[i].len bytes from the socket into each pipe
+ * dst[i].pipe_rd (here: the pipe's WRITE end) in turn: a WRITE's payload
+ * received without passing through user memory.  The peer closing first
+ * is -ECONNRESET.  splice_out moves src[i].len bytes from each pipe
+ * (read end) into fd at off onward.  Both finish with
+ * uring_splice_sp_recv (bytes moved, also on error).
+ */
+struct tevent_req *uring_splice_recv_send(TALLOC_CTX *mem_ctx,
+					  struct tevent_context *ev,
+					  struct uring *ring, int sockfd,
+					  const struct uring_splice_src *dst,
+					  unsigned n, void *keep);
+struct tevent_req *uring_splice_out_send(TALLOC_CTX *mem_ctx,
+					 struct tevent_context *ev,
+					 struct uring *ring,
+					 const struct uring_splice_src *src,
+					 unsigned n, int fd, uint64_t off,
+					 void *keep);
+int uring_splice_sp_recv(struct tevent_req *req, size_t *moved);
 
 #endif

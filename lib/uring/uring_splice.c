@@ -31,6 +31,7 @@ struct uring_splice_in_state {
 	size_t len;
 	size_t done;
 	unsigned retries;
+	void *keep;
 };
 
 static void uring_splice_in_prep(struct io_uring_sqe *sqe, void *private_data)
@@ -52,7 +53,7 @@ static int uring_splice_in_step(struct tevent_req *req)
 		req, struct uring_splice_in_state);
 
 	s->subreq = uring_req_send(s, s->ev, s->ring, uring_splice_in_prep,
-				   s, NULL);
+				   s, s->keep);
 	if (s->subreq == NULL) {
 		return -ENOMEM;
 	}
@@ -114,7 +115,8 @@ static void uring_splice_in_cleanup(struct tevent_req *req,
 struct tevent_req *uring_splice_in_send(TALLOC_CTX *mem_ctx,
 					struct tevent_context *ev,
 					struct uring *ring, int fd_in,
-					off_t off, int pipe_wr, size_t len)
+					off_t off, int pipe_wr, size_t len,
+					void *keep)
 {
 	struct tevent_req *req = NULL;
 	struct uring_splice_in_state *s = NULL;
@@ -126,7 +128,7 @@ struct tevent_req *uring_splice_in_send(TALLOC_CTX *mem_ctx,
 	}
 	*s = (struct uring_splice_in_state) {
 		.ev = ev, .ring = ring, .fd_in = fd_in, .pipe_wr = pipe_wr,
-		.off = off, .len = len,
+		.off = off, .len = len, .keep = keep,
 	};
 	tevent_req_set_cleanup_fn(req, uring_splice_in_cleanup);
 	if (off < 0 || (uint64_t)len > (uint64_t)INT64_MAX - (uint64_t)off) {
@@ -438,6 +440,207 @@ int uring_sendmsg_splice_recv(struct tevent_req *req)
 {
 	int ret = uring_req_error(req);
 
+	tevent_req_received(req);
+	return ret;
+}
+
+/* ---- socket -> pipes, pipes -> file ---- */
+
+/*
+ * One state for both directions: fill (or empty) src[0..n) in order,
+ * src[i].len bytes each.  recv: socket -> pipe src[i].pipe_rd (a write
+ * end here), each SPLICE linked after a POLL_ADD(POLLIN) so that a
+ * non-blocking socket without data waits in the kernel, not in a retry
+ * loop.  out: pipe src[i].pipe_rd -> fd at off (advancing).
+ */
+struct uring_sp_state {
+	struct tevent_context *ev;
+	struct uring *ring;
+	struct tevent_req *subreq;
+	bool recv;
+	int fd;                 /* socket (recv) or file (out) */
+	uint64_t off;           /* out: file offset of the next byte */
+	struct uring_splice_src src[URING_SPLICE_SRC_MAX];
+	unsigned n;
+	unsigned cur;
+	size_t done;            /* of src[cur] */
+	size_t total;
+	unsigned retries;
+	void *keep;
+};
+
+static void uring_sp_prep_poll(struct io_uring_sqe *sqe, void *private_data)
+{
+	struct uring_sp_state *s = private_data;
+
+	io_uring_prep_poll_add(sqe, s->fd, POLLIN);
+}
+
+static void uring_sp_prep_splice(struct io_uring_sqe *sqe, void *private_data)
+{
+	struct uring_sp_state *s = private_data;
+	size_t left = s->src[s->cur].len - s->done;
+
+	if (left > URING_SPLICE_MAX) {
+		left = URING_SPLICE_MAX;
+	}
+	if (s->recv) {
+		io_uring_prep_splice(sqe, s->fd, -1, s->src[s->cur].pipe_rd,
+				     -1, left, 0);
+	} else {
+		io_uring_prep_splice(sqe, s->src[s->cur].pipe_rd, -1, s->fd,
+				     (int64_t)s->off, left, 0);
+	}
+}
+
+static void uring_sp_done(struct tevent_req *subreq);
+
+static int uring_sp_step(struct tevent_req *req)
+{
+	struct uring_sp_state *s = tevent_req_data(req, struct uring_sp_state);
+	struct uring_link links[2];
+	size_t n = 0;
+
+	if (s->recv) {
+		links[n++] = (struct uring_link){ uring_sp_prep_poll, s };
+	}
+	links[n++] = (struct uring_link){ uring_sp_prep_splice, s };
+	s->subreq = uring_chain_send(s, s->ev, s->ring, links, n, s->keep);
+	if (s->subreq == NULL) {
+		return -ENOMEM;
+	}
+	tevent_req_set_callback(s->subreq, uring_sp_done, req);
+	return 0;
+}
+
+static void uring_sp_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(
+		subreq, struct tevent_req);
+	struct uring_sp_state *s = tevent_req_data(req, struct uring_sp_state);
+	int32_t res[2] = { 0, 0 };
+	size_t n = s->recv ? 2 : 1;
+	int ret = uring_chain_recv(subreq, res, n);
+	int32_t r = res[n - 1];
+
+	TALLOC_FREE(subreq);
+	s->subreq = NULL;
+	if (ret == 0 && s->recv && res[0] < 0 && res[0] != -EINTR) {
+		ret = res[0];           /* the poll failed */
+	}
+	if (ret == 0 && (r == -EAGAIN || r == -EINTR || r == -ECANCELED)) {
+		if (++s->retries > URING_SPLICE_RETRIES * 16) {
+			ret = -EAGAIN;
+		}
+		r = 0;
+	} else if (ret == 0 && r == 0) {
+		/* recv: the peer closed mid-payload; out: an empty pipe */
+		ret = s->recv ? -ECONNRESET : -EIO;
+	} else if (ret == 0 && r < 0) {
+		ret = r;
+	} else if (ret == 0) {
+		s->retries = 0;
+	}
+	if (ret != 0) {
+		uring_req_fail(req, ret);
+		return;
+	}
+	s->done += (size_t)r;
+	s->total += (size_t)r;
+	s->off += (uint64_t)r;
+	if (s->done == s->src[s->cur].len) {
+		s->cur++;
+		s->done = 0;
+	}
+	if (s->cur == s->n) {
+		tevent_req_done(req);
+		return;
+	}
+	ret = uring_sp_step(req);
+	if (ret != 0) {
+		uring_req_fail(req, ret);
+	}
+}
+
+static void uring_sp_cleanup(struct tevent_req *req,
+			     enum tevent_req_state req_state)
+{
+	struct uring_sp_state *s = tevent_req_data(req, struct uring_sp_state);
+
+	TALLOC_FREE(s->subreq);
+}
+
+static struct tevent_req *uring_sp_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct uring *ring, bool recv, int fd,
+					uint64_t off,
+					const struct uring_splice_src *src,
+					unsigned n, void *keep)
+{
+	struct tevent_req *req = NULL;
+	struct uring_sp_state *s = NULL;
+	unsigned i;
+	int ret = 0;
+
+	req = tevent_req_create(mem_ctx, &s, struct uring_sp_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	*s = (struct uring_sp_state) {
+		.ev = ev, .ring = ring, .recv = recv, .fd = fd, .off = off,
+		.n = n, .keep = keep,
+	};
+	tevent_req_set_cleanup_fn(req, uring_sp_cleanup);
+	if (n == 0 || n > URING_SPLICE_SRC_MAX || off > INT64_MAX) {
+		ret = -EINVAL;
+	}
+	for (i = 0; ret == 0 && i < n; i++) {
+		s->src[i] = src[i];
+		if (src[i].len == 0) {
+			ret = -EINVAL;
+		}
+	}
+	if (ret == 0 && (ring == NULL ||
+			 !uring_op_supported(ring, IORING_OP_SPLICE))) {
+		ret = -ENOSYS;
+	}
+	if (ret == 0) {
+		ret = uring_sp_step(req);
+	}
+	if (ret != 0) {
+		uring_req_fail(req, ret);
+		return tevent_req_post(req, ev);
+	}
+	return req;
+}
+
+struct tevent_req *uring_splice_recv_send(TALLOC_CTX *mem_ctx,
+					  struct tevent_context *ev,
+					  struct uring *ring, int sockfd,
+					  const struct uring_splice_src *dst,
+					  unsigned n, void *keep)
+{
+	return uring_sp_send(mem_ctx, ev, ring, true, sockfd, 0, dst, n,
+			     keep);
+}
+
+struct tevent_req *uring_splice_out_send(TALLOC_CTX *mem_ctx,
+					 struct tevent_context *ev,
+					 struct uring *ring,
+					 const struct uring_splice_src *src,
+					 unsigned n, int fd, uint64_t off,
+					 void *keep)
+{
+	return uring_sp_send(mem_ctx, ev, ring, false, fd, off, src, n,
+			     keep);
+}
+
+int uring_splice_sp_recv(struct tevent_req *req, size_t *moved)
+{
+	struct uring_sp_state *s = tevent_req_data(req, struct uring_sp_state);
+	int ret = uring_req_error(req);
+
+	*moved = s->total;
 	tevent_req_received(req);
 	return ret;
 }

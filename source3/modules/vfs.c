@@ -231,12 +231,24 @@ struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
 					     TALLOC_CTX *mem_ctx,
 					     struct tevent_context *ev,
 					     struct vfs_fh *fh, int pipe_wr,
-					     size_t len, uint64_t off)
+					     size_t len, uint64_t off,
+					     void *keep)
 {
 	m = m->next;
 	VFS_FIND(m, splice_read_send);
 	return m->ops->splice_read_send(m, mem_ctx, ev, fh, pipe_wr, len,
-					off);
+					off, keep);
+}
+
+struct tevent_req *vfs_next_splice_write_send(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
+	uint64_t off, void *keep)
+{
+	m = m->next;
+	VFS_FIND(m, splice_write_send);
+	return m->ops->splice_write_send(m, mem_ctx, ev, fh, src, n, off,
+					 keep);
 }
 
 struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
@@ -640,7 +652,7 @@ NTSTATUS vfs_pread_recv(struct tevent_req *req, size_t *nread)
 struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
 					struct tevent_context *ev,
 					struct vfs_fh *fh, int pipe_wr,
-					size_t len, uint64_t off)
+					size_t len, uint64_t off, void *keep)
 {
 	struct vfs_module *m = fh->vfs->top;
 
@@ -649,12 +661,38 @@ struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
 	}
 	VFS_FIND(m, splice_read_send);
 	return m->ops->splice_read_send(m, mem_ctx, ev, fh, pipe_wr, len,
-					off);
+					off, keep);
 }
 
 int vfs_splice_read_recv(struct tevent_req *req, size_t *nspliced)
 {
 	return vfs_io_recv(req, nspliced);
+}
+
+struct tevent_req *vfs_splice_write_send(TALLOC_CTX *mem_ctx,
+					 struct tevent_context *ev,
+					 struct vfs_fh *fh,
+					 const struct uring_splice_src *src,
+					 unsigned n, uint64_t off, void *keep)
+{
+	struct vfs_module *m = fh->vfs->top;
+	size_t len = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		len += src[i].len;
+	}
+	if (vfs_range_invalid(off, len)) {
+		return vfs_io_fail(mem_ctx, ev, EINVAL);
+	}
+	VFS_FIND(m, splice_write_send);
+	return m->ops->splice_write_send(m, mem_ctx, ev, fh, src, n, off,
+					 keep);
+}
+
+int vfs_splice_write_recv(struct tevent_req *req, size_t *nwritten)
+{
+	return vfs_io_recv(req, nwritten);
 }
 
 NTSTATUS vfs_errno_status(int ret)

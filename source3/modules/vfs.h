@@ -28,6 +28,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <talloc.h>
+#include "lib/uring/uring.h"
 #include <tevent.h>
 #include "lib/util/ntstatus.h"
 
@@ -137,7 +138,19 @@ struct vfs_ops {
 					       TALLOC_CTX *mem_ctx,
 					       struct tevent_context *ev,
 					       struct vfs_fh *fh, int pipe_wr,
-					       size_t len, uint64_t off);
+					       size_t len, uint64_t off,
+					       void *keep);
+	/*
+	 * Writes src[i].len bytes from each pipe src[i].pipe_rd in turn
+	 * to the file from off on (the splice write mode): all of it or
+	 * an error.  ENOSYS: this stack cannot; the caller reads the pipes
+	 * into memory and uses pwrite.
+	 */
+	struct tevent_req *(*splice_write_send)(
+		struct vfs_module *m, TALLOC_CTX *mem_ctx,
+		struct tevent_context *ev, struct vfs_fh *fh,
+		const struct uring_splice_src *src, unsigned n, uint64_t off,
+		void *keep);
 
 	/*
 	 * The namespace, synchronous.  Paths are share-relative; the parent
@@ -248,8 +261,15 @@ NTSTATUS vfs_fsync_recv(struct tevent_req *req);
 struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
 					struct tevent_context *ev,
 					struct vfs_fh *fh, int pipe_wr,
-					size_t len, uint64_t off);
+					size_t len, uint64_t off, void *keep);
 int vfs_splice_read_recv(struct tevent_req *req, size_t *nspliced);
+struct tevent_req *vfs_splice_write_send(TALLOC_CTX *mem_ctx,
+					 struct tevent_context *ev,
+					 struct vfs_fh *fh,
+					 const struct uring_splice_src *src,
+					 unsigned n, uint64_t off, void *keep);
+/* count, or -errno (-ENOSYS: copy instead) */
+int vfs_splice_write_recv(struct tevent_req *req, size_t *nwritten);
 /* The NTSTATUS for a -errno from the stack (0: NT_STATUS_OK). */
 NTSTATUS vfs_errno_status(int ret);
 
@@ -340,11 +360,16 @@ struct tevent_req *vfs_next_fsync_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,
 				       struct vfs_fh *fh);
+struct tevent_req *vfs_next_splice_write_send(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
+	uint64_t off, void *keep);
 struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
 					     TALLOC_CTX *mem_ctx,
 					     struct tevent_context *ev,
 					     struct vfs_fh *fh, int pipe_wr,
-					     size_t len, uint64_t off);
+					     size_t len, uint64_t off,
+					     void *keep);
 
 /*
  * The common head of every module's async I/O state: a module completes

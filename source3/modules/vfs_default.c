@@ -636,7 +636,7 @@ static struct tevent_req *default_splice_read_send(struct vfs_module *m,
 						   struct tevent_context *ev,
 						   struct vfs_fh *fh,
 						   int pipe_wr, size_t len,
-						   uint64_t off)
+						   uint64_t off, void *keep)
 {
 	struct default_io_state *state = NULL;
 	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
@@ -652,6 +652,43 @@ static struct tevent_req *default_splice_read_send(struct vfs_module *m,
 		ret = -EIO;     /* part is in the pipe: the caller drops it */
 	}
 	return default_io_finish(req, ev, ret, got);
+}
+
+static struct tevent_req *default_splice_write_send(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
+	uint64_t off, void *keep)
+{
+	struct default_io_state *state = NULL;
+	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
+						   struct default_io_state);
+	size_t total = 0;
+	unsigned i;
+	int ret = 0;
+
+	if (req == NULL) {
+		return NULL;
+	}
+	for (i = 0; ret == 0 && i < n; i++) {
+		size_t put = 0;
+
+		while (put < src[i].len) {
+			loff_t pos = (loff_t)(off + total);
+			ssize_t w = splice(src[i].pipe_rd, NULL, fh->fd, &pos,
+					   src[i].len - put, 0);
+
+			if (w < 0 && errno == EINTR) {
+				continue;
+			}
+			if (w <= 0) {
+				ret = w < 0 ? -errno : -EIO;
+				break;
+			}
+			put += (size_t)w;
+			total += (size_t)w;
+		}
+	}
+	return default_io_finish(req, ev, ret, total);
 }
 
 static struct tevent_req *default_pwrite_send(struct vfs_module *m,
@@ -814,6 +851,7 @@ const struct vfs_ops vfs_default_ops = {
 	.fremovexattr = default_fremovexattr,
 	.pread_send = default_pread_send,
 	.splice_read_send = default_splice_read_send,
+	.splice_write_send = default_splice_write_send,
 	.pwrite_send = default_pwrite_send,
 	.fsync_send = default_fsync_send,
 	.opendir = default_opendir,

@@ -182,7 +182,7 @@ static void vfs_io_uring_splice_done(struct tevent_req *subreq);
 /* file -> pipe as IORING_OP_SPLICE (DESIGN.md section 5) */
 static struct tevent_req *vfs_io_uring_splice_read_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-	struct vfs_fh *fh, int pipe_wr, size_t len, uint64_t off)
+	struct vfs_fh *fh, int pipe_wr, size_t len, uint64_t off, void *keep)
 {
 	struct uring *ring = vfs_io_uring_ring(m, ev);
 	struct io_uring_state *state = NULL;
@@ -191,7 +191,7 @@ static struct tevent_req *vfs_io_uring_splice_read_send(
 
 	if (ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
 		return vfs_next_splice_read_send(m, mem_ctx, ev, fh, pipe_wr,
-						 len, off);
+						 len, off, keep);
 	}
 	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
 	if (req == NULL) {
@@ -201,7 +201,7 @@ static struct tevent_req *vfs_io_uring_splice_read_send(
 		return tevent_req_post(req, ev);
 	}
 	subreq = uring_splice_in_send(state, ev, ring, fh->fd, (off_t)off,
-				      pipe_wr, len);
+				      pipe_wr, len, keep);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}
@@ -225,10 +225,59 @@ static void vfs_io_uring_splice_done(struct tevent_req *subreq)
 	vfs_io_done(req, n);
 }
 
+static void vfs_io_uring_splice_write_done(struct tevent_req *subreq);
+
+/* pipes -> file as IORING_OP_SPLICE */
+static struct tevent_req *vfs_io_uring_splice_write_send(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
+	uint64_t off, void *keep)
+{
+	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct io_uring_state *state = NULL;
+	struct tevent_req *req = NULL;
+	struct tevent_req *subreq = NULL;
+
+	if (ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
+		return vfs_next_splice_write_send(m, mem_ctx, ev, fh, src, n,
+						  off, keep);
+	}
+	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
+		return tevent_req_post(req, ev);
+	}
+	subreq = uring_splice_out_send(state, ev, ring, src, n, fh->fd, off,
+				       keep);
+	if (tevent_req_nomem(subreq, req)) {
+		return tevent_req_post(req, ev);
+	}
+	tevent_req_set_callback(subreq, vfs_io_uring_splice_write_done, req);
+	return req;
+}
+
+static void vfs_io_uring_splice_write_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	size_t n = 0;
+	int ret = uring_splice_sp_recv(subreq, &n);
+
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, n);
+}
+
 const struct vfs_ops vfs_io_uring_ops = {
 	.name = "io_uring",
 	.pread_send = vfs_io_uring_pread_send,
 	.pwrite_send = vfs_io_uring_pwrite_send,
 	.fsync_send = vfs_io_uring_fsync_send,
 	.splice_read_send = vfs_io_uring_splice_read_send,
+	.splice_write_send = vfs_io_uring_splice_write_send,
 };

@@ -73,7 +73,17 @@ static struct tevent_req *noop_splice_read_send(struct vfs_module *m,
 						TALLOC_CTX *mem_ctx,
 						struct tevent_context *ev,
 						struct vfs_fh *fh, int pipe_wr,
-						size_t len, uint64_t off)
+						size_t len, uint64_t off,
+						void *keep)
+{
+	return noop_done(mem_ctx, ev, ENOSYS, 0);
+}
+
+/* the pipes must be emptied: the caller reads them and "writes" */
+static struct tevent_req *noop_splice_write_send(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
+	uint64_t off, void *keep)
 {
 	return noop_done(mem_ctx, ev, ENOSYS, 0);
 }
@@ -84,4 +94,5 @@ const struct vfs_ops vfs_noop_ops = {
 	.pwrite_send = noop_pwrite_send,
 	.fsync_send = noop_fsync_send,
 	.splice_read_send = noop_splice_read_send,
+	.splice_write_send = noop_splice_write_send,
 };

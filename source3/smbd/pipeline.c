@@ -78,7 +78,23 @@ bool smbd_pipeline_busy(const struct smbd_conn *conn)
 	return c->cur > 0 || c->req != NULL;
 }
 
+static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
+			 struct smbd_splice *sp, size_t payload);
+
 void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
+{
+	pipeline_got(conn, buf, len, NULL, 0);
+}
+
+void smbd_pipeline_got_spliced_write(struct smbd_conn *conn, uint8_t *buf,
+				     size_t len, struct smbd_splice *sp,
+				     size_t payload)
+{
+	pipeline_got(conn, buf, len, sp, payload);
+}
+
+static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
+			 struct smbd_splice *sp, size_t payload)
 {
 	struct smbd_pipeline *p = conn->pipeline;
 	struct smbd_compound *c = NULL;
@@ -99,6 +115,8 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 	c->conn = conn;
 	c->buf = talloc_steal(c, buf);
 	c->len = len;
+	/* the transport made sure: a lone WRITE, data after the head */
+	c->in_splice = talloc_steal(c, sp);
 	c->related_status = NT_STATUS_OK;
 	if (len >= 4 && buf[0] == 0xFD) {
 		status = smbd_decrypt_message(conn, c, buf, len, &buf, &len,
@@ -119,6 +137,9 @@ void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
 		talloc_free(c);
 		smbd_conn_terminate(conn, "malformed PDU");
 		return;
+	}
+	if (sp != NULL) {
+		c->pdus[0].ext_len = payload;
 	}
 	if (c->count == 1 && c->pdus[0].hdr.command == SMB2_OP_CANCEL &&
 	    conn->dialect != 0) {
@@ -571,6 +592,7 @@ static bool element_start(struct smbd_compound *c)
 		c->req->conn = c->conn;
 		c->req->pdu = pdu;
 		c->req->pdu_owner = c->buf;
+		c->req->in_splice = c->in_splice;
 		c->req->credits = credits;
 		status = element_prepare(c, c->cmd, c->req);
 	}

@@ -11,6 +11,14 @@
 int smbd_pipeline_init(struct smbd_conn *conn);
 /* The transport's callback: one PDU, buf owned by the pipeline now. */
 void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len);
+/*
+ * A lone WRITE whose len-byte head (header + fixed body) is in buf and
+ * whose payload bytes wait in the pipes of sp (splice write mode).
+ */
+struct smbd_splice;
+void smbd_pipeline_got_spliced_write(struct smbd_conn *conn, uint8_t *buf,
+				     size_t len, struct smbd_splice *sp,
+				     size_t payload);
 
 
 

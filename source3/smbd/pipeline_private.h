@@ -49,6 +49,8 @@ struct smbd_compound {
 	size_t out_bytes;               /* output promised so far */
 	/* a READ's payload in pipes, after out (splice mode), or NULL */
 	struct smbd_splice *splice;
+	/* a spliced WRITE's payload, in pipes (transport.c), or NULL */
+	struct smbd_splice *in_splice;
 	bool zerocopy;                  /* a payload to send SENDMSG_ZC */
 	size_t splice_len;
 	struct smbd_request *req;

@@ -148,7 +148,7 @@ static struct tevent_req *smb2_read_splice_next(struct tevent_req *req,
 
 	subreq = vfs_splice_read_send(state, state->ev, state->open->fh,
 				      sp->wr[sp->nsrc], smb2_read_chunk(state),
-				      state->r.offset + state->nread);
+				      state->r.offset + state->nread, sp);
 	if (tevent_req_nomem(subreq, req)) {
 		return NULL;
 	}

@@ -9,14 +9,22 @@
  * buffer when it runs the SQE, so a WRITE freed while its pwrite is in
  * the ring hands the pwrite and a reference on the buffer to the server
  * (smb2_write_orphan): both go when the CQE arrives, never before.
+ *
+ * Splice write mode ("smb2 write mode = splice"): the transport received
+ * the data of a lone unsigned WRITE into pipes (req->in_splice) instead
+ * of memory; it goes pipe -> file through the VFS.  A stack that cannot
+ * splice (vfs_noop) gets the bytes read out of the pipes into memory.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <unistd.h>
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/smbd_files.h"
+#include "source3/smbd/splice_pipe.h"
 
 /* MS-FSA 2.1.5.4: ByteOffset -1 on an append-only open means EOF. */
 #define SMB2_WRITE_OFFSET_EOF UINT64_MAX
@@ -32,11 +40,18 @@ struct smb2_write_state {
 	struct vfs_fh *fh;
 	bool sync;                      /* WRITE_THROUGH */
 	struct tevent_req *pwrite;      /* in flight, else NULL */
+	struct smbd_conn *conn;
+	struct smbd_splice *sp;         /* the data in pipes, or NULL */
+	uint8_t *copy;                  /* sp read into memory (fallback) */
 	struct smbd_response rsp;
 };
 
+static void smb2_write_spliced(struct tevent_req *subreq);
+
 static void smb2_write_written(struct tevent_req *subreq);
 static void smb2_write_synced(struct tevent_req *subreq);
+static void smb2_write_after(struct tevent_req *req,
+			     struct smb2_write_state *state);
 
 /* Request fields, in MS-SMB2 3.3.5.13 order (Samba agrees). */
 static NTSTATUS smb2_write_check_req(const struct smbd_request *req,
@@ -173,6 +188,7 @@ struct tevent_req *smb2_write_send(TALLOC_CTX *mem_ctx,
 	struct smb2_write_state *state = NULL;
 	struct tevent_req *result = tevent_req_create(mem_ctx, &state,
 						      struct smb2_write_state);
+	struct tevent_req *subreq = NULL;
 
 	if (result == NULL) {
 		return NULL;
@@ -186,6 +202,23 @@ struct tevent_req *smb2_write_send(TALLOC_CTX *mem_ctx,
 		smb2_write_respond(result, state);
 		return tevent_req_post(result, ev);
 	}
+	if (state->w.data_external) {
+		state->conn = req->conn;
+		state->sp = req->in_splice;
+		req->in_splice = NULL;
+		if (state->sp == NULL) {
+			tevent_req_nterror(result, NT_STATUS_INTERNAL_ERROR);
+			return tevent_req_post(result, ev);
+		}
+		subreq = vfs_splice_write_send(state, ev, state->fh,
+					       state->sp->src, state->sp->nsrc,
+					       state->offset, state->sp);
+		if (tevent_req_nomem(subreq, result)) {
+			return tevent_req_post(result, ev);
+		}
+		tevent_req_set_callback(subreq, smb2_write_spliced, result);
+		return result;
+	}
 	state->pwrite = vfs_pwrite_send(state, ev, state->fh,
 					state->w.data.data, state->w.length,
 					state->offset);
@@ -195,6 +228,77 @@ struct tevent_req *smb2_write_send(TALLOC_CTX *mem_ctx,
 	talloc_set_destructor(state, smb2_write_orphan);
 	tevent_req_set_callback(state->pwrite, smb2_write_written, result);
 	return result;
+}
+
+/* The pipes' bytes into memory, for a stack that cannot splice. */
+static bool smb2_write_unsplice(struct smb2_write_state *state)
+{
+	struct smbd_splice *sp = state->sp;
+	size_t got = 0;
+	unsigned i;
+
+	state->copy = talloc_size(state, state->w.length + 1);
+	if (state->copy == NULL) {
+		return false;
+	}
+	for (i = 0; i < sp->nsrc; i++) {
+		size_t have = 0;
+
+		while (have < sp->src[i].len) {
+			ssize_t n = read(sp->src[i].pipe_rd, state->copy + got,
+					 sp->src[i].len - have);
+
+			if (n < 0 && errno == EINTR) {
+				continue;
+			}
+			if (n <= 0) {
+				return false;   /* the transport filled them */
+			}
+			have += (size_t)n;
+			got += (size_t)n;
+		}
+	}
+	return got == state->w.length;
+}
+
+static void smb2_write_spliced(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	struct smb2_write_state *state = tevent_req_data(
+		req, struct smb2_write_state);
+	size_t nwritten = 0;
+	int ret = vfs_splice_write_recv(subreq, &nwritten);
+
+	TALLOC_FREE(subreq);
+	if (ret == -ENOSYS && nwritten == 0) {
+		if (!smb2_write_unsplice(state)) {
+			tevent_req_nterror(req, NT_STATUS_INTERNAL_ERROR);
+			return;
+		}
+		smbd_splice_put(state->conn, state->sp);        /* emptied */
+		state->sp = NULL;
+		/* the copy is ours: no orphan handling needed */
+		state->pdu_owner = NULL;
+		state->pwrite = vfs_pwrite_send(state, state->ev, state->fh,
+						state->copy, state->w.length,
+						state->offset);
+		if (tevent_req_nomem(state->pwrite, req)) {
+			return;
+		}
+		tevent_req_set_callback(state->pwrite, smb2_write_written,
+					req);
+		return;
+	}
+	if (ret < 0 || nwritten != state->w.length) {
+		/* the pipes may hold the rest: closed with sp, never reused */
+		tevent_req_nterror(req, ret < 0 ? vfs_errno_status(ret) :
+				   NT_STATUS_DISK_FULL);
+		return;
+	}
+	smbd_splice_put(state->conn, state->sp);
+	state->sp = NULL;
+	smb2_write_after(req, state);
 }
 
 static void smb2_write_written(struct tevent_req *subreq)
@@ -215,6 +319,15 @@ static void smb2_write_written(struct tevent_req *subreq)
 		tevent_req_nterror(req, NT_STATUS_DISK_FULL);   /* never ACK */
 		return;
 	}
+	smb2_write_after(req, state);
+}
+
+/* All bytes are in the VFS: acknowledge, after an fsync if asked. */
+static void smb2_write_after(struct tevent_req *req,
+			     struct smb2_write_state *state)
+{
+	struct tevent_req *subreq = NULL;
+
 	if (!state->sync) {
 		smb2_write_respond(req, state);
 		return;

@@ -220,6 +220,12 @@ struct smbd_request {
 	 */
 	bool may_splice;
 	/*
+	 * A WRITE whose data the transport received into pipes (splice
+	 * write mode; pdu->ext_len bytes).  Owned by the compound: WRITE
+	 * empties it into the file, or leaves it to be closed.
+	 */
+	struct smbd_splice *in_splice;
+	/*
 	 * SESSION_SETUP and TREE_CONNECT set session/tcon to what they
 	 * created (the response header carries its id); LOGOFF and
 	 * TREE_DISCONNECT set them to NULL after freeing them.

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/util/debug.h"
+#include "lib/util/dlist.h"
 #include "source3/smbd/smbd.h"
 #include "source3/smbd/splice_pipe.h"
 
@@ -25,6 +26,7 @@ struct smbd_pipe {
 };
 
 struct smbd_pipe_pool {
+	struct smbd_splice *busy;       /* handed out (weak links back) */
 	struct smbd_pipe *idle[SMBD_SPLICE_POOL_MAX];
 	unsigned num_idle;
 	unsigned out;           /* held by READs and their responses */
@@ -94,6 +96,29 @@ static struct smbd_pipe *smbd_pipe_new(TALLOC_CTX *mem_ctx, size_t want,
 	return p;
 }
 
+/* The pool goes first (connection teardown): its splices outlive it. */
+static int smbd_pipe_pool_destructor(struct smbd_pipe_pool *pool)
+{
+	struct smbd_splice *sp = NULL;
+
+	while ((sp = pool->busy) != NULL) {
+		DLIST_REMOVE_SIMPLE(pool->busy, sp);
+		sp->pool = NULL;
+	}
+	return 0;
+}
+
+/* Freed without smbd_splice_put: its pipes are closed with it. */
+static int smbd_splice_destructor(struct smbd_splice *sp)
+{
+	if (sp->pool != NULL) {
+		sp->pool->out -= sp->n;
+		DLIST_REMOVE_SIMPLE(sp->pool->busy, sp);
+		sp->pool = NULL;
+	}
+	return 0;
+}
+
 static struct smbd_pipe_pool *smbd_pipe_pool(struct smbd_conn *conn)
 {
 	struct smbd_pipe_pool *pool = conn->pipes;
@@ -108,6 +133,7 @@ static struct smbd_pipe_pool *smbd_pipe_pool(struct smbd_conn *conn)
 		return NULL;
 	}
 	conn->pipes = pool;
+	talloc_set_destructor(pool, smbd_pipe_pool_destructor);
 	p = smbd_pipe_new(pool, (size_t)conn->max_read + SMBD_PIPE_SLACK,
 			  &pool->cap);
 	if (p == NULL || pool->cap <= SMBD_PIPE_SLACK) {
@@ -145,29 +171,21 @@ static struct smbd_pipe *smbd_pipe_take(struct smbd_pipe_pool *pool)
 	return p;
 }
 
-static void smbd_pipe_give_back(struct smbd_pipe_pool *pool,
-				struct smbd_pipe *p, bool reuse)
+/* Back to the pool (empty pipes) or closed; sp is freed. */
+static void smbd_splice_release(struct smbd_splice *sp, bool reuse)
 {
-	pool->out--;
-	if (reuse && pool->num_idle < SMBD_SPLICE_POOL_MAX) {
-		pool->idle[pool->num_idle++] = talloc_steal(pool, p);
-	} else {
-		talloc_free(p);
-	}
-}
-
-static void smbd_splice_release(struct smbd_conn *conn,
-				struct smbd_splice *sp, bool reuse)
-{
-	struct smbd_pipe_pool *pool = conn->pipes;
+	struct smbd_pipe_pool *pool = sp->pool;
 	unsigned i;
 
-	for (i = 0; i < sp->n; i++) {
-		if (pool != NULL) {
-			smbd_pipe_give_back(pool, sp->pipe[i], reuse);
+	if (pool != NULL) {
+		for (i = 0; i < sp->n; i++) {
+			if (reuse && pool->num_idle < SMBD_SPLICE_POOL_MAX) {
+				pool->idle[pool->num_idle++] =
+					talloc_steal(pool, sp->pipe[i]);
+			}
 		}
 	}
-	talloc_free(sp);
+	talloc_free(sp);        /* the destructor settles pool->out */
 }
 
 struct smbd_splice *smbd_splice_get(struct smbd_conn *conn,
@@ -191,15 +209,20 @@ struct smbd_splice *smbd_splice_get(struct smbd_conn *conn,
 		return NULL;
 	}
 	sp->chunk = chunk;
+	sp->pool = pool;
+	DLIST_ADD_SIMPLE(pool->busy, sp);
+	talloc_set_destructor(sp, smbd_splice_destructor);
 	for (i = 0; i < n; i++) {
 		struct smbd_pipe *p = smbd_pipe_take(pool);
 
 		if (p == NULL) {
-			smbd_splice_release(conn, sp, true);
+			smbd_splice_release(sp, true);
 			return NULL;
 		}
 		sp->pipe[sp->n++] = talloc_steal(sp, p);
 		sp->src[i].pipe_rd = p->rd;
+		sp->src[i].len = len - i * chunk < chunk ? len - i * chunk :
+			chunk;
 		sp->wr[i] = p->wr;
 	}
 	return sp;
@@ -207,12 +230,12 @@ struct smbd_splice *smbd_splice_get(struct smbd_conn *conn,
 
 void smbd_splice_put(struct smbd_conn *conn, struct smbd_splice *sp)
 {
-	smbd_splice_release(conn, sp, true);
+	smbd_splice_release(sp, true);
 }
 
 void smbd_splice_discard(struct smbd_conn *conn, struct smbd_splice *sp)
 {
-	smbd_splice_release(conn, sp, false);
+	smbd_splice_release(sp, false);
 }
 
 void smbd_splice_stats(const struct smbd_conn *conn, unsigned *made,

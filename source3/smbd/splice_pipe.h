@@ -24,8 +24,15 @@ struct smbd_pipe;
 /* pipes one READ may use: one splice SQE each, linked after the header */
 #define SMBD_SPLICE_READ_PIPES URING_SPLICE_SRC_MAX
 
-/* One READ's payload: src[i].len bytes in pipe i (after the READ). */
+/*
+ * One READ's or WRITE's payload: src[i].len bytes in pipe i.  Freeing it
+ * without smbd_splice_put (an error path, a dropped connection) closes
+ * its pipes: they may hold bytes.
+ */
+struct smbd_pipe_pool;
 struct smbd_splice {
+	struct smbd_splice *prev, *next;        /* the pool's busy list */
+	struct smbd_pipe_pool *pool;            /* NULL once the pool is gone */
 	unsigned n;                     /* pipes held */
 	unsigned nsrc;                  /* of them holding data: src[0..) */
 	size_t chunk;                   /* bytes each pipe may take */
@@ -36,7 +43,9 @@ struct smbd_splice {
 
 /*
  * Empty pipes for a payload of len bytes, under mem_ctx, or NULL (too
- * few free, len too large, pipe creation failed: copy instead).
+ * few free, len too large, pipe creation failed: copy instead).  The
+ * pipes' src[i].len are set to what each should take (chunks of len in
+ * order); nsrc is 0 until the caller fills them.
  */
 struct smbd_splice *smbd_splice_get(struct smbd_conn *conn,
 				    TALLOC_CTX *mem_ctx, size_t len);

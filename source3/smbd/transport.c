@@ -14,6 +14,7 @@
 #include "lib/uring/uring.h"
 #include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
+#include "lib/param/param.h"
 #include "lib/util/dlist.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/pipeline.h"
@@ -52,6 +53,8 @@ struct smbd_transport {
 	uint8_t *hdr;                   /* NBT header being received */
 	uint8_t *pdu;                   /* buffer being received */
 	size_t pdu_len;
+	size_t pdu_have;                /* bytes of it already in (a head) */
+	struct smbd_splice *in_splice;  /* a WRITE's payload being received */
 	bool pdu_is_nbt_request;        /* 0x81 session request payload */
 	bool nbt_session_done;
 	struct smbd_send_entry *queue;
@@ -64,6 +67,10 @@ struct smbd_transport {
 
 static void recv_header_done(struct tevent_req *subreq);
 static void recv_pdu_done(struct tevent_req *subreq);
+static void recv_write_head_done(struct tevent_req *subreq);
+static void recv_write_data_done(struct tevent_req *subreq);
+static bool splice_write_candidate(struct smbd_transport *t);
+static void recv_write_head(struct smbd_transport *t);
 static void send_next(struct smbd_transport *t);
 static void send_done(struct tevent_req *subreq);
 static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
@@ -190,6 +197,11 @@ static void recv_header_done(struct tevent_req *subreq)
 		return;
 	}
 	t->pdu_len = (size_t)len;
+	t->pdu_have = 0;
+	if (splice_write_candidate(t)) {
+		recv_write_head(t);
+		return;
+	}
 	if (t->pdu_len > t->peak_pdu) {
 		t->peak_pdu = t->pdu_len;
 	}
@@ -214,6 +226,7 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	int ret;
 
 	ret = uring_recv_full_recv(subreq, &nread);
+	nread += t->pdu_have;           /* a WRITE head received before */
 	if (ret == 0 && nread == t->pdu_len) {
 		talloc_steal(t, pdu);   /* complete: the kernel is done */
 	}
@@ -250,6 +263,168 @@ static void recv_pdu_done(struct tevent_req *subreq)
  * What this connection held at most (RELIABILITY.md: memory per
  * connection is bounded): receive buffer, queued responses, splice pipes.
  */
+/* ---- the splice write mode ---- */
+
+/*
+ * A frame that may be a lone unsigned WRITE worth splicing: receive its
+ * header and fixed body first (SMB2_HDR_SIZE + 48 bytes), then decide.
+ */
+#define WRITE_HEAD_LEN (SMB2_HDR_SIZE + (SMB2_WRITE_REQ_SIZE & ~1))
+
+static bool splice_write_candidate(struct smbd_transport *t)
+{
+	struct smbd_conn *conn = t->conn;
+	const struct loadparm *lp = conn->server->lp;
+	size_t min = (size_t)lp->share_defaults.min_splice_size;
+
+	return lp->g.write_mode == LP_WRITE_MODE_SPLICE &&
+	       conn->dialect != 0 && !t->pdu_is_nbt_request &&
+	       conn->server->ring != NULL &&
+	       t->pdu_len >= WRITE_HEAD_LEN + (min > 0 ? min : 1);
+}
+
+static void recv_write_head(struct smbd_transport *t)
+{
+	t->recv_req = recv_buf(t, WRITE_HEAD_LEN, &t->pdu);
+	if (t->recv_req == NULL ||
+	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
+				    tevent_timeval_current_ofs(
+					    SMBD_PDU_TIMEOUT_SECS, 0))) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return;
+	}
+	tevent_req_set_callback(t->recv_req, recv_write_head_done, t);
+}
+
+/*
+ * The head describes a lone, unsigned, unencrypted WRITE whose data
+ * follows right after it and fills the frame (Samba's and Windows'
+ * layout): then the data can go to pipes.  Anything else (a TRANSFORM,
+ * a compound, a signed request, another command) is received whole.
+ */
+static bool write_head_splices(const struct smbd_transport *t,
+			       const uint8_t *h)
+{
+	const uint8_t *b = h + SMB2_HDR_SIZE;
+
+	return pull_le32(h) == 0x424D53FE &&            /* 0xFE 'SMB' */
+	       pull_le16(h + SMB2_HDR_OFS_COMMAND) == SMB2_OP_WRITE &&
+	       (pull_le32(h + SMB2_HDR_OFS_FLAGS) &
+		(SMB2_FLAGS_SIGNED | SMB2_FLAGS_RELATED_OPERATIONS)) == 0 &&
+	       pull_le32(h + SMB2_HDR_OFS_NEXT_COMMAND) == 0 &&
+	       pull_le16(b) == SMB2_WRITE_REQ_SIZE &&
+	       pull_le16(b + 2) == WRITE_HEAD_LEN &&            /* DataOffset */
+	       pull_le32(b + 4) == t->pdu_len - WRITE_HEAD_LEN;  /* Length */
+}
+
+static void recv_write_head_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	struct smbd_conn *conn = t->conn;
+	size_t nread = 0;
+	int ret = uring_recv_full_recv(subreq, &nread);
+	uint8_t *head = NULL;
+	size_t payload = t->pdu_len - WRITE_HEAD_LEN;
+
+	if (ret == 0 && nread == WRITE_HEAD_LEN) {
+		talloc_steal(t, t->pdu);
+		head = t->pdu;
+	}
+	TALLOC_FREE(subreq);
+	t->recv_req = NULL;
+	t->pdu = NULL;
+	if (head == NULL) {
+		smbd_conn_terminate(conn, ret == -ETIMEDOUT ?
+				    "partial PDU timed out" :
+				    "connection lost inside a PDU");
+		return;
+	}
+	if (write_head_splices(t, head)) {
+		t->in_splice = smbd_splice_get(conn, t, payload);
+	}
+	if (t->in_splice != NULL) {
+		struct uring_splice_src dst[SMBD_SPLICE_READ_PIPES];
+		unsigned i;
+
+		/* into the write ends, each its share of the payload */
+		for (i = 0; i < t->in_splice->n; i++) {
+			dst[i] = (struct uring_splice_src){
+				.pipe_rd = t->in_splice->wr[i],
+				.len = t->in_splice->src[i].len };
+		}
+		t->pdu = head;
+		t->recv_req = uring_splice_recv_send(
+			t, conn->server->ev, conn->server->ring, conn->fd,
+			dst, t->in_splice->n, t->in_splice);
+		if (t->recv_req == NULL ||
+		    !tevent_req_set_endtime(t->recv_req, conn->server->ev,
+					    tevent_timeval_current_ofs(
+						    SMBD_PDU_TIMEOUT_SECS,
+						    0))) {
+			smbd_conn_terminate(conn, "out of memory");
+			return;
+		}
+		tevent_req_set_callback(t->recv_req, recv_write_data_done, t);
+		return;
+	}
+	/* not ours to splice: the rest goes after the head, in memory */
+	t->pdu = talloc_realloc(t, head, uint8_t, t->pdu_len);
+	if (t->pdu == NULL) {
+		talloc_free(head);
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	if (t->pdu_len > t->peak_pdu) {
+		t->peak_pdu = t->pdu_len;
+	}
+	t->pdu_have = WRITE_HEAD_LEN;
+	t->recv_req = uring_recv_full_send(t, conn->server->ev,
+					   conn->server->ring, conn->fd,
+					   t->pdu + WRITE_HEAD_LEN,
+					   t->pdu_len - WRITE_HEAD_LEN,
+					   t->pdu);
+	if (t->recv_req == NULL ||
+	    !tevent_req_set_endtime(t->recv_req, conn->server->ev,
+				    tevent_timeval_current_ofs(
+					    SMBD_PDU_TIMEOUT_SECS, 0))) {
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	talloc_steal(t->recv_req, t->pdu);
+	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+}
+
+static void recv_write_data_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	struct smbd_conn *conn = t->conn;
+	struct smbd_splice *sp = t->in_splice;
+	uint8_t *head = t->pdu;
+	size_t moved = 0;
+	int ret = uring_splice_sp_recv(subreq, &moved);
+
+	TALLOC_FREE(subreq);
+	t->recv_req = NULL;
+	t->pdu = NULL;
+	t->in_splice = NULL;
+	if (ret != 0) {
+		talloc_free(sp);        /* the pipes hold part of it: closed */
+		talloc_free(head);
+		smbd_conn_terminate(conn, ret == -ETIMEDOUT ?
+				    "partial PDU timed out" :
+				    "connection lost inside a WRITE");
+		return;
+	}
+	sp->nsrc = sp->n;
+	smbd_pipeline_got_spliced_write(conn, head, WRITE_HEAD_LEN, sp,
+					t->pdu_len - WRITE_HEAD_LEN);
+	if (!conn->terminating) {
+		recv_start(t);
+	}
+}
+
 static int transport_destructor(struct smbd_transport *t)
 {
 	unsigned pipes = 0, busy = 0;

@@ -977,7 +977,8 @@ static void splice_body(TALLOC_CTX *ctx, enum mode m, bool nonblock)
 	assert_int_equal(pipe2(p1, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(p2, O_CLOEXEC), 0);
 	if (m != MODE_RING) {
-		r1 = uring_splice_in_send(ctx, ev, ring, fd, 0, p1[1], chunk);
+		r1 = uring_splice_in_send(ctx, ev, ring, fd, 0, p1[1], chunk,
+					  NULL);
 		wait_req(ev, r1);
 		assert_int_equal(uring_splice_in_recv(r1, &n1), -ENOSYS);
 		TALLOC_FREE(r1);
@@ -993,8 +994,10 @@ static void splice_body(TALLOC_CTX *ctx, enum mode m, bool nonblock)
 	fcntl(p1[1], F_SETPIPE_SZ, big);
 	fcntl(p2[1], F_SETPIPE_SZ, big);
 	/* the second asks for more than is left: stops at EOF */
-	r1 = uring_splice_in_send(ctx, ev, ring, fd, 0, p1[1], chunk);
-	r2 = uring_splice_in_send(ctx, ev, ring, fd, chunk, p2[1], chunk);
+	r1 = uring_splice_in_send(ctx, ev, ring, fd, 0, p1[1], chunk,
+					  NULL);
+	r2 = uring_splice_in_send(ctx, ev, ring, fd, chunk, p2[1], chunk,
+				  NULL);
 	wait_req(ev, r1);
 	wait_req(ev, r2);
 	assert_int_equal(uring_splice_in_recv(r1, &n1), 0);
