@@ -49,7 +49,7 @@ compat: build
 	@.venv/bin/python3 tests/compat/torture.py --compare
 
 bench: build
-	@tests/bench/run.sh
+	@tests/bench/run.sh $(BENCH_ARGS)
 
 install: build
 	@$(WAF) install

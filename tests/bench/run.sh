@@ -1,5 +1,25 @@
 #!/bin/sh
-# Benchmarks, side by side with Debian's Samba smbd (see docs/performance.md)
+# make bench: ringsmb and Debian's Samba smbd side by side (docs/bench.md).
+# iperf3 measures the loopback ceiling; install it (only it) when missing.
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
-exec "$top/.venv/bin/python3" "$top/tests/bench/bench_get.py" "$@"
+
+install_iperf3() {
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+	echo "bench: installing iperf3 (Debian package) for the TCP ceiling" >&2
+	# the package asks whether to start a daemon: answer no, never ask
+	echo 'iperf3 iperf3/start_daemon boolean false' |
+		$sudo debconf-set-selections 2>/dev/null || true
+	apt="timeout 600 $sudo env DEBIAN_FRONTEND=noninteractive apt-get -qq \
+-o DPkg::Lock::Timeout=120"
+	$apt install -y --no-install-recommends iperf3 </dev/null >/dev/null ||
+		{ $apt update && $apt install -y --no-install-recommends \
+			iperf3 </dev/null >/dev/null; } ||
+		echo "bench: could not install iperf3; no TCP ceiling" >&2
+}
+
+command -v iperf3 >/dev/null 2>&1 || install_iperf3
+py="$top/.venv/bin/python3"
+[ -x "$py" ] || py=python3
+exec "$py" "$top/tests/bench/bench.py" "$@"
