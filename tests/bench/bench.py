@@ -31,7 +31,7 @@ GET_MIB, PUT_MIB = 2048, 1024
 DEFAULT_RUNS = 5
 GET_CONFIGS = ('copy', 'splice', 'zerocopy', 'auto', 'noop', 'io_uring',
                'samba')
-PUT_CONFIGS = ('default', 'noop', 'io_uring', 'samba')
+PUT_CONFIGS = ('default', 'noop', 'io_uring', 'wsplice', 'samba')
 LAST_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         'last-run.md')
 

@@ -20,6 +20,15 @@ install_iperf3() {
 }
 
 command -v iperf3 >/dev/null 2>&1 || install_iperf3
+# Samba's io_uring VFS module (the reference the issue asks for)
+if ! dpkg-query -W -f='${Status}' samba-vfs-modules 2>/dev/null |
+	grep -q "ok installed"; then
+	echo "bench: installing samba-vfs-modules (Samba's vfs_io_uring)" >&2
+	timeout 600 env DEBIAN_FRONTEND=noninteractive apt-get -qq \
+		-o DPkg::Lock::Timeout=120 install -y --no-install-recommends \
+		samba-vfs-modules </dev/null >/dev/null ||
+		echo "bench: could not install samba-vfs-modules" >&2
+fi
 py="$top/.venv/bin/python3"
 [ -x "$py" ] || py=python3
 exec "$py" "$top/tests/bench/bench.py" "$@"

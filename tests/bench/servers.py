@@ -41,9 +41,14 @@ class Config:
 
 
 def all_configs(samba_io_uring):
-    cfgs = [Config(m, 'ringsmb', 'ringsmb, read mode %s' % m,
-                   glob='smb2 read mode = %s\n' % m) for m in READ_MODES]
+    # the read modes on the fast VFS path (vfs_io_uring)
+    cfgs = [Config(m, 'ringsmb', 'ringsmb io_uring, read mode %s' % m,
+                   glob='smb2 read mode = %s\n' % m,
+                   share='vfs objects = io_uring\n') for m in READ_MODES]
     cfgs += [
+        Config('wsplice', 'ringsmb', 'ringsmb io_uring, write mode splice',
+               glob='smb2 write mode = splice\n',
+               share='vfs objects = io_uring\n'),
         Config('default', 'ringsmb', 'ringsmb (defaults)'),
         Config('noop', 'ringsmb', 'ringsmb, vfs objects = noop',
                share='vfs objects = noop\n'),
