@@ -339,11 +339,12 @@ struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx, const struct iovec *iov,
 	return m;
 }
 
-struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
-					   struct tevent_context *ev,
-					   struct uring *ring, int sockfd,
-					   const struct iovec *iov, int iovcnt,
-					   void *keep)
+/* sendmsg_full and its SENDMSG_ZC twin differ only in the opcode */
+static struct tevent_req *uring_sendmsg_start(TALLOC_CTX *mem_ctx,
+					      struct tevent_context *ev,
+					      struct uring *ring, int sockfd,
+					      const struct iovec *iov,
+					      int iovcnt, void *keep, bool zc)
 {
 	struct tevent_req *req = NULL;
 	struct uring_sock_state *s = NULL;
@@ -355,6 +356,8 @@ struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
 	*s = (struct uring_sock_state) {
 		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
 		.sending = true,
+		.zc = zc && ring != NULL &&
+		      uring_op_supported(ring, IORING_OP_SENDMSG_ZC),
 	};
 	s->msg = uring_msg_copy(s, iov, iovcnt);
 	if (s->msg == NULL) {
@@ -365,32 +368,24 @@ struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
 	return uring_sock_start(req, s);
 }
 
+struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
+					   struct tevent_context *ev,
+					   struct uring *ring, int sockfd,
+					   const struct iovec *iov, int iovcnt,
+					   void *keep)
+{
+	return uring_sendmsg_start(mem_ctx, ev, ring, sockfd, iov, iovcnt,
+				   keep, false);
+}
+
 struct tevent_req *uring_sendmsg_full_zc_send(TALLOC_CTX *mem_ctx,
 					      struct tevent_context *ev,
 					      struct uring *ring, int sockfd,
 					      const struct iovec *iov,
 					      int iovcnt, void *keep)
 {
-	struct tevent_req *req = NULL;
-	struct uring_sock_state *s = NULL;
-
-	req = tevent_req_create(mem_ctx, &s, struct uring_sock_state);
-	if (req == NULL) {
-		return NULL;
-	}
-	*s = (struct uring_sock_state) {
-		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
-		.sending = true,
-		.zc = ring != NULL &&
-		      uring_op_supported(ring, IORING_OP_SENDMSG_ZC),
-	};
-	s->msg = uring_msg_copy(s, iov, iovcnt);
-	if (s->msg == NULL) {
-		uring_req_fail(req, iovcnt < 0 || iovcnt > IOV_MAX ?
-			       -EINVAL : -ENOMEM);
-		return tevent_req_post(req, ev);
-	}
-	return uring_sock_start(req, s);
+	return uring_sendmsg_start(mem_ctx, ev, ring, sockfd, iov, iovcnt,
+				   keep, true);
 }
 
 int uring_sendmsg_full_recv(struct tevent_req *req)
