@@ -193,8 +193,13 @@ struct tevent_req *uring_sendmsg_full_zc_send(TALLOC_CTX *mem_ctx,
  * kernel lacks IORING_OP_SPLICE).
  *
  * splice_in moves len bytes of fd_in from off into the pipe pipe_wr,
- * continuing short splices; it stops early only at EOF (*nspliced < len).
- * The pipe must have room for len bytes (the caller sizes it).  On error
+ * continuing short splices; it stops early (*nspliced < len) at EOF or
+ * when the pipe is full.  The caller sizes the pipe for len bytes, but a
+ * pipe counts slots, not bytes: one per page touched by each splice, so
+ * a splice continued mid-page (the file grew again after a short one)
+ * takes a slot twice, and the pipe may fill before len.  The splices are
+ * non-blocking (SPLICE_F_NONBLOCK): a full pipe ends the transfer short
+ * instead of blocking forever with nobody reading the pipe.  On error
  * *nspliced still tells how many bytes the pipe received.  keep: the
  * talloc chunk owning the pipe (its fds must stay open until the kernel
  * is done), as for the other _send functions; also below.

@@ -42,7 +42,7 @@ static void uring_splice_in_prep(struct io_uring_sqe *sqe, void *private_data)
 	io_uring_prep_splice(sqe, s->fd_in, (int64_t)(s->off + s->done),
 			     s->pipe_wr, -1,
 			     left < URING_SPLICE_MAX ? left : URING_SPLICE_MAX,
-			     0);
+			     SPLICE_F_NONBLOCK);
 }
 
 static void uring_splice_in_done(struct tevent_req *subreq);
@@ -72,6 +72,10 @@ static void uring_splice_in_done(struct tevent_req *subreq)
 
 	TALLOC_FREE(subreq);
 	s->subreq = NULL;
+	if (ret == 0 && res == -EAGAIN && s->done > 0) {
+		tevent_req_done(req);   /* the pipe is full: short (uring.h) */
+		return;
+	}
 	if (ret == 0 && (res == -EINTR || res == -EAGAIN)) {
 		if (++s->retries > URING_SPLICE_RETRIES) {
 			uring_req_fail(req, -EAGAIN);

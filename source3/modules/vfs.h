@@ -129,10 +129,11 @@ struct vfs_ops {
 					 struct tevent_context *ev,
 					 struct vfs_fh *fh);
 	/*
-	 * Moves up to len bytes from off into the pipe pipe_wr (it has
-	 * room for them), stopping early only at EOF: the data path's
-	 * splice mode (DESIGN.md section 5).  A module that cannot
-	 * (vfs_noop) fails with ENOSYS and the caller copies instead.
+	 * Moves up to len bytes from off into the pipe pipe_wr (sized for
+	 * them), stopping early at EOF or when the pipe is full (never
+	 * blocking on it: see uring_splice_in in lib/uring/uring.h): the
+	 * data path's splice mode (DESIGN.md section 5).  A module that
+	 * cannot (vfs_noop) fails with ENOSYS and the caller copies instead.
 	 */
 	struct tevent_req *(*splice_read_send)(struct vfs_module *m,
 					       TALLOC_CTX *mem_ctx,

@@ -554,7 +554,11 @@ static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
 	return 0;
 }
 
-/* splice(2) until len or EOF, like default_pread_full */
+/*
+ * splice(2) until len, EOF or a full pipe (non-blocking: a splice
+ * continued mid-page takes a pipe slot twice, see uring_splice_in in
+ * lib/uring/uring.h), like default_pread_full.
+ */
 static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
 			       size_t *done)
 {
@@ -562,10 +566,14 @@ static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
 
 	while (got < len) {
 		loff_t pos = (loff_t)(off + got);
-		ssize_t n = splice(fd, &pos, pipe_wr, NULL, len - got, 0);
+		ssize_t n = splice(fd, &pos, pipe_wr, NULL, len - got,
+				   SPLICE_F_NONBLOCK);
 
 		if (n < 0 && errno == EINTR) {
 			continue;
+		}
+		if (n < 0 && errno == EAGAIN && got > 0) {
+			break;          /* the pipe is full: short */
 		}
 		if (n < 0) {
 			*done = got;

@@ -625,6 +625,80 @@ static void test_vfs__fifo_does_not_block(void **state)
 	tree_remove(&t);
 }
 
+/* One splice_read into pipe_wr, waited for a bounded time. */
+static int splice_read_once(struct tevent_context *ev, struct vfs_fh *fh,
+			    int pipe_wr, size_t len, uint64_t off,
+			    size_t *got)
+{
+	struct tevent_req *req = vfs_splice_read_send(ev, ev, fh, pipe_wr,
+						      len, off, NULL);
+	int i, ret;
+
+	assert_non_null(req);
+	for (i = 0; i < 500 && tevent_req_is_in_progress(req); i++) {
+		tevent_add_timer(ev, ev, tevent_timeval_current_ofs(0, 10000),
+				 wake, NULL);
+		tevent_loop_once(ev);
+	}
+	assert_false(tevent_req_is_in_progress(req));
+	ret = vfs_splice_read_recv(req, got);
+	talloc_free(req);
+	return ret;
+}
+
+/*
+ * The splice read mode's stall: a pipe sized for its bytes fills early
+ * when a splice continues mid-page (the continued page takes a second
+ * slot).  vfs_default (splice(2)) and vfs_io_uring (IORING_OP_SPLICE)
+ * must come back short instead of blocking on a pipe nobody reads.
+ */
+static void test_vfs__splice_read_full_pipe(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tevent_context *ev = tevent_context_init(ctx);
+	static const char *const uring[] = { "io_uring", NULL };
+	const char *const *stacks[] = { NULL, uring };
+	const size_t cap = 65536, off = 100, first = 5000;
+	const size_t rest = cap - 4096 - first;
+	uint8_t *back = talloc_size(ctx, cap);
+	struct tree t;
+	uint8_t *data = NULL;
+	size_t i;
+
+	srandom(7);
+	tree_make(&t);
+	data = make_big(ctx, &t);
+	for (i = 0; i < 2; i++) {
+		struct vfs_handle *vfs = connect_share(ctx, ev, t.share,
+						       stacks[i], true);
+		struct vfs_fh *fh = NULL;
+		size_t n1 = 0, n2 = 0;
+		int p[2];
+
+		assert_true(NT_STATUS_IS_OK(vfs_openat(ctx, vfs, "big",
+						       O_RDONLY, &fh, NULL)));
+		assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+		assert_int_equal(fcntl(p[1], F_SETPIPE_SZ, (int)cap),
+				 (int)cap);
+		assert_int_equal(splice_read_once(ev, fh, p[1], first, off,
+						  &n1), 0);
+		assert_int_equal(n1, first);
+		assert_int_equal(splice_read_once(ev, fh, p[1], rest,
+						  off + first, &n2), 0);
+		assert_true(n2 < rest && n2 + 4096 >= rest);
+		assert_int_equal(read(p[0], back, cap), (ssize_t)(n1 + n2));
+		assert_memory_equal(back, data + off, n1 + n2);
+		close(p[0]);
+		close(p[1]);
+		talloc_free(fh);
+		talloc_free(vfs);
+	}
+	talloc_free(back);
+	talloc_free(data);
+	talloc_free(ev);
+	tree_remove(&t);
+}
+
 /* ---- information classes ---- */
 
 static const struct smb2_file_meta sample_meta = {
@@ -1400,6 +1474,7 @@ int main(void)
 		T(test_vfs__pread_range_checked),
 		T(test_vfs__readdir),
 		T(test_vfs__fifo_does_not_block),
+		T(test_vfs__splice_read_full_pipe),
 		T(test_fileinfo__basic_exact),
 		T(test_fileinfo__standard_and_small),
 		T(test_fileinfo__all_and_overflow),
