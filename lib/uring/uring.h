@@ -236,9 +236,13 @@ int uring_sendmsg_splice_recv(struct tevent_req *req);
  * splice_recv moves dst[i].len bytes from the socket into each pipe
  * dst[i].pipe_rd (here: the pipe's WRITE end) in turn: a WRITE's payload
  * received without passing through user memory.  The peer closing first
- * is -ECONNRESET.  splice_out moves src[i].len bytes from each pipe
- * (read end) into fd at off onward.  Both finish with
- * uring_splice_sp_recv (bytes moved, also on error).
+ * is -ECONNRESET.  A pipe takes one slot per socket buffer fragment,
+ * not per page: from a peer (or NIC) with small fragments it fills before
+ * dst[i].len bytes, and then the receive stops with -ENOBUFS; the bytes
+ * moved are in dst[0..) in order, each pipe filled to its len before the
+ * next.  splice_out moves src[i].len bytes from each pipe (read end) into
+ * fd at off onward.  Both finish with uring_splice_sp_recv (bytes moved,
+ * also on error).
  */
 struct tevent_req *uring_splice_recv_send(TALLOC_CTX *mem_ctx,
 					  struct tevent_context *ev,

@@ -488,12 +488,17 @@ static void uring_sp_prep_splice(struct io_uring_sqe *sqe, void *private_data)
 	if (left > URING_SPLICE_MAX) {
 		left = URING_SPLICE_MAX;
 	}
+	/*
+	 * Never wait on a pipe: a full one (recv) or an empty one (out)
+	 * has no other reader or writer than us.  A non-blocking socket
+	 * does not make the pipe side non-blocking (seen on Linux 6.18).
+	 */
 	if (s->recv) {
 		io_uring_prep_splice(sqe, s->fd, -1, s->src[s->cur].pipe_rd,
-				     -1, left, 0);
+				     -1, left, SPLICE_F_NONBLOCK);
 	} else {
 		io_uring_prep_splice(sqe, s->src[s->cur].pipe_rd, -1, s->fd,
-				     (int64_t)s->off, left, 0);
+				     (int64_t)s->off, left, SPLICE_F_NONBLOCK);
 	}
 }
 
@@ -531,6 +536,12 @@ static void uring_sp_done(struct tevent_req *subreq)
 	s->subreq = NULL;
 	if (ret == 0 && s->recv && res[0] < 0 && res[0] != -EINTR) {
 		ret = res[0];           /* the poll failed */
+	}
+	if (ret == 0 && s->recv && r == -EAGAIN && res[0] > 0 &&
+	    (res[0] & POLLIN)) {
+		/* the socket has data, the pipe no room: full (uring.h) */
+		uring_req_fail(req, -ENOBUFS);
+		return;
 	}
 	if (ret == 0 && (r == -EAGAIN || r == -EINTR || r == -ECANCELED)) {
 		if (++s->retries > URING_SPLICE_RETRIES * 16) {

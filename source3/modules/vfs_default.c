@@ -682,8 +682,10 @@ static struct tevent_req *default_splice_write_send(
 
 		while (put < src[i].len) {
 			loff_t pos = (loff_t)(off + total);
+			/* an empty pipe is a bug of ours: EAGAIN, not a hang */
 			ssize_t w = splice(src[i].pipe_rd, NULL, fh->fd, &pos,
-					   src[i].len - put, 0);
+					   src[i].len - put,
+					   SPLICE_F_NONBLOCK);
 
 			if (w < 0 && errno == EINTR) {
 				continue;

@@ -317,6 +317,91 @@ static bool write_head_splices(const struct smbd_transport *t,
 	       pull_le32(b + 4) == t->pdu_len - WRITE_HEAD_LEN;  /* Length */
 }
 
+/*
+ * The payload of the WRITE whose head (WRITE_HEAD_LEN bytes) is in head,
+ * in memory: head grows to the whole PDU, its first moved payload bytes
+ * are there already, the rest is received after them.  head is consumed.
+ */
+static void recv_write_rest(struct smbd_transport *t, uint8_t *head,
+			    size_t moved)
+{
+	struct smbd_conn *conn = t->conn;
+
+	t->pdu = talloc_realloc(t, head, uint8_t, t->pdu_len);
+	if (t->pdu == NULL) {
+		talloc_free(head);
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	if (t->pdu_len > t->peak_pdu) {
+		t->peak_pdu = t->pdu_len;
+	}
+	t->pdu_have = WRITE_HEAD_LEN + moved;
+	t->recv_req = uring_recv_full_send(t, conn->server->ev,
+					   conn->server->ring, conn->fd,
+					   t->pdu + t->pdu_have,
+					   t->pdu_len - t->pdu_have, t->pdu);
+	if (t->recv_req == NULL ||
+	    !tevent_req_set_endtime(t->recv_req, conn->server->ev,
+				    tevent_timeval_current_ofs(
+					    SMBD_PDU_TIMEOUT_SECS, 0))) {
+		smbd_conn_terminate(conn, "out of memory");
+		return;
+	}
+	talloc_steal(t->recv_req, t->pdu);
+	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+}
+
+/*
+ * The pipes filled before the payload did (uring.h: small fragments take
+ * a slot each): their bytes go to memory after the head, the pipes back
+ * to the pool, and the rest of the WRITE is received in memory.  Rare,
+ * and a copy; never a stall or a dropped connection.
+ */
+static void recv_write_unsplice(struct smbd_transport *t, uint8_t *head,
+				struct smbd_splice *sp, size_t moved)
+{
+	uint8_t *buf = talloc_realloc(t, head, uint8_t, t->pdu_len);
+	size_t got = 0;
+	unsigned i;
+
+	if (buf == NULL) {
+		talloc_free(head);
+		talloc_free(sp);
+		smbd_conn_terminate(t->conn, "out of memory");
+		return;
+	}
+	for (i = 0; i < sp->n && got < moved; i++) {
+		size_t want = moved - got < sp->src[i].len ? moved - got :
+			sp->src[i].len;
+		size_t have = 0;
+
+		while (have < want) {   /* the bytes are there: no wait */
+			ssize_t n = read(sp->src[i].pipe_rd,
+					 buf + WRITE_HEAD_LEN + got + have,
+					 want - have);
+
+			if (n < 0 && errno == EINTR) {
+				continue;
+			}
+			if (n <= 0) {
+				talloc_free(buf);
+				talloc_free(sp);
+				smbd_conn_terminate(t->conn,
+						    "splice pipe read failed");
+				return;
+			}
+			have += (size_t)n;
+		}
+		got += want;
+	}
+	smbd_splice_put(t->conn, sp);   /* emptied */
+	DBG_NOTICE("%s: WRITE payload filled the pipes after %zu of %zu "
+		 "bytes: received in memory\n", t->conn->peer, moved,
+		 t->pdu_len - WRITE_HEAD_LEN);
+	recv_write_rest(t, buf, moved);
+}
+
 static void recv_write_head_done(struct tevent_req *subreq)
 {
 	struct smbd_transport *t = tevent_req_callback_data(
@@ -369,30 +454,7 @@ static void recv_write_head_done(struct tevent_req *subreq)
 		return;
 	}
 	/* not ours to splice: the rest goes after the head, in memory */
-	t->pdu = talloc_realloc(t, head, uint8_t, t->pdu_len);
-	if (t->pdu == NULL) {
-		talloc_free(head);
-		smbd_conn_terminate(conn, "out of memory");
-		return;
-	}
-	if (t->pdu_len > t->peak_pdu) {
-		t->peak_pdu = t->pdu_len;
-	}
-	t->pdu_have = WRITE_HEAD_LEN;
-	t->recv_req = uring_recv_full_send(t, conn->server->ev,
-					   conn->server->ring, conn->fd,
-					   t->pdu + WRITE_HEAD_LEN,
-					   t->pdu_len - WRITE_HEAD_LEN,
-					   t->pdu);
-	if (t->recv_req == NULL ||
-	    !tevent_req_set_endtime(t->recv_req, conn->server->ev,
-				    tevent_timeval_current_ofs(
-					    SMBD_PDU_TIMEOUT_SECS, 0))) {
-		smbd_conn_terminate(conn, "out of memory");
-		return;
-	}
-	talloc_steal(t->recv_req, t->pdu);
-	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+	recv_write_rest(t, head, 0);
 }
 
 static void recv_write_data_done(struct tevent_req *subreq)
@@ -409,6 +471,10 @@ static void recv_write_data_done(struct tevent_req *subreq)
 	t->recv_req = NULL;
 	t->pdu = NULL;
 	t->in_splice = NULL;
+	if (ret == -ENOBUFS) {
+		recv_write_unsplice(t, head, sp, moved);
+		return;
+	}
 	if (ret != 0) {
 		talloc_free(sp);        /* the pipes hold part of it: closed */
 		talloc_free(head);

@@ -12,7 +12,9 @@ import hashlib
 import os
 import random
 import shutil
+import socket
 import subprocess
+import time
 
 import pytest
 
@@ -160,3 +162,39 @@ def test_disconnect_inside_payload(wmserver):
     with raw_session(wmserver) as c2:
         fid = c2.create("cut.bin", desired_access=0x0012019F)
         assert c2.read(fid, 0, 60000) == first
+
+
+def test_payload_in_small_segments(wmserver):
+    """A pipe takes one slot per socket buffer fragment: a WRITE whose
+    payload arrives in many small TCP segments fills the pipes before
+    its bytes.  The transport then moves what the pipes hold to memory
+    and receives the rest there: the WRITE succeeds with exact bytes on
+    disk and the connection stays (before: a retry loop, then a dropped
+    connection)."""
+    path = wmserver.wdir / "frag.bin"
+    path.write_bytes(b"")
+    os.chmod(path, 0o666)
+    data = pattern(0, 65536, 7)         # one credit
+    with raw_session(wmserver) as c:
+        fid = c.create("frag.bin", desired_access=0x0012019F)
+        body = rawsmb.write_body(data, file_id=fid)
+        frame = rawsmb.nbt(c.pdu("WRITE", body))
+        sock = c.sock
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        head = len(frame) - len(data)
+        sock.sendall(frame[:head + 4096])
+        time.sleep(0.05)                # the server is splicing now
+        deadline = time.monotonic() + 60
+        for n, i in enumerate(range(head + 4096, len(frame), 64)):
+            sock.sendall(frame[i:i + 64])
+            if n % 32 == 0:
+                time.sleep(0.001)       # separate segments, not one
+            assert time.monotonic() < deadline
+        rsp = c.recv(timeout=30)[0]
+        c.expect(rsp)
+        # the connection still serves
+        assert c.read(fid, 0, len(data)) == data
+    assert path.read_bytes() == data
+    if wmserver.variant != "no_io_uring":
+        log = wmserver.log_path.read_text(errors="replace")
+        assert "filled the pipes after" in log

@@ -1105,6 +1105,56 @@ done:
 	talloc_free(ev);
 }
 
+/*
+ * socket -> pipe: a pipe takes a slot per socket buffer, however small.
+ * 100-byte messages on a unix socket fill a 16-slot pipe after 1600
+ * bytes: the receive stops with -ENOBUFS and the bytes moved are the
+ * stream's first ones, in the pipe (it used to block in the kernel).
+ */
+static void splice_recv_full_pipe_body(TALLOC_CTX *ctx, enum mode m)
+{
+	struct uring *ring = NULL;
+	struct tevent_context *ev = test_ev(ctx, m, &ring);
+	const size_t msg = 100, nmsg = 100, cap = 65536;
+	uint8_t *data = pattern(ctx, msg * nmsg, 24);
+	uint8_t *back = talloc_zero_size(ctx, msg * nmsg);
+	struct uring_splice_src dst[1];
+	struct tevent_req *req = NULL;
+	int p[2], sv[2];
+	size_t i, moved = 0;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(fcntl(p[1], F_SETPIPE_SZ, (int)cap), (int)cap);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+				    sv), 0);
+	for (i = 0; i < nmsg; i++) {
+		assert_int_equal(write(sv[1], data + i * msg, msg),
+				 (ssize_t)msg);
+	}
+	dst[0] = (struct uring_splice_src){ p[1], msg * nmsg };
+	req = uring_splice_recv_send(ctx, ev, ring, sv[0], dst, 1, NULL);
+	wait_req(ev, req);              /* bounded: fails on a hang */
+	if (m != MODE_RING) {
+		assert_int_equal(uring_splice_sp_recv(req, &moved), -ENOSYS);
+		TALLOC_FREE(req);
+		goto done;
+	}
+	RING_OR_SKIP(ev, ring);
+	assert_int_equal(uring_splice_sp_recv(req, &moved), -ENOBUFS);
+	TALLOC_FREE(req);
+	assert_true(moved > 0 && moved < msg * nmsg);
+	assert_int_equal(read(p[0], back, msg * nmsg), (ssize_t)moved);
+	assert_memory_equal(back, data, moved);
+done:
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+	talloc_free(data);
+	talloc_free(back);
+	talloc_free(ev);
+}
+
 static void splice_block_body(TALLOC_CTX *ctx, enum mode m)
 {
 	splice_body(ctx, m, false);
@@ -1140,6 +1190,7 @@ ALL_MODES(recv_timeout)
 ALL_MODES(splice_block)
 ALL_MODES(splice_nonblock)
 ALL_MODES(splice_full_pipe)
+ALL_MODES(splice_recv_full_pipe)
 
 #define T(name) cmocka_unit_test_setup_teardown(test_uring__##name, \
 						unit_setup, unit_teardown)
@@ -1174,6 +1225,7 @@ int main(void)
 		TM(splice_block),
 		TM(splice_nonblock),
 		TM(splice_full_pipe),
+		TM(splice_recv_full_pipe),
 	};
 
 	/* SIGPIPE stays fatal: sendmsg_full must use MSG_NOSIGNAL */
