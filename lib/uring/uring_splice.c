@@ -213,9 +213,10 @@ static void uring_ss_prep_splice(struct io_uring_sqe *sqe,
 	unsigned i = s->prep_idx++;
 	size_t left = s->src[i].len - (i == s->cur ? s->spliced : 0);
 
+	/* an empty pipe (we hold its write end) must not block: EAGAIN */
 	io_uring_prep_splice(sqe, s->src[i].pipe_rd, -1, s->sockfd, -1,
 			     left < URING_SPLICE_MAX ? left : URING_SPLICE_MAX,
-			     0);
+			     SPLICE_F_NONBLOCK);
 }
 
 static void uring_ss_prep_poll(struct io_uring_sqe *sqe, void *private_data)

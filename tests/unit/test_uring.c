@@ -1039,6 +1039,23 @@ static void splice_body(TALLOC_CTX *ctx, enum mode m, bool nonblock)
 	TALLOC_FREE(r1);
 	close(sv[0]);
 	close(sv[1]);
+	/*
+	 * The same with the write end still open (as our pipes have it): an
+	 * error, not a splice waiting forever for bytes nobody will write.
+	 */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	if (nonblock) {
+		fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	}
+	src[0] = (struct uring_splice_src){ p2[0], 5 };
+	assert_int_equal(write(p2[1], "abc", 3), 3);
+	r1 = uring_sendmsg_splice_send(ctx, ev, ring, sv[0], iov, 1, hdr,
+				       src, 1);
+	wait_req(ev, r1);
+	assert_true(uring_sendmsg_splice_recv(r1) < 0);
+	TALLOC_FREE(r1);
+	close(sv[0]);
+	close(sv[1]);
 done:
 	close(p1[0]);
 	if (p1[1] != -1) {
