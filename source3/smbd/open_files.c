@@ -54,6 +54,7 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 	open->tcon = tcon;
 	open->volatile_id = smbd_open_next_id(tcon);
 	open->persistent_id = open->volatile_id;
+	memset(open->lock_seq, SMBD_LOCK_SEQ_INVALID, sizeof(open->lock_seq));
 	DLIST_ADD_SIMPLE(tcon->opens, open);
 	tcon->num_opens++;
 	smbd_session_handles_add(tcon->session, 1);

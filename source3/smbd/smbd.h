@@ -35,6 +35,9 @@ struct smbd_oplock_break;
  */
 #define SMBD_MAX_HANDLES_PER_CONN 16384
 
+#define SMBD_LOCK_SEQ_MAX 64
+#define SMBD_LOCK_SEQ_INVALID 0xFF
+
 struct smbd_server {
 	struct tevent_context *ev;
 	struct loadparm *lp;
@@ -210,6 +213,12 @@ struct smbd_open {
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
 	/* CHANGE_NOTIFY watch and waiting requests (smb2_notify.c) */
 	struct smbd_open_notify *notify;
+	/*
+	 * LOCK replay detection (MS-SMB2 3.3.5.14): the LockSequenceNumber
+	 * of the last successful LOCK per LockSequenceIndex 1..64, or
+	 * SMBD_LOCK_SEQ_INVALID.
+	 */
+	uint8_t lock_seq[SMBD_LOCK_SEQ_MAX];
 	uint8_t oplock_level;           /* SMB2_OPLOCK_LEVEL_* held */
 	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
 };

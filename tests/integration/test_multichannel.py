@@ -279,3 +279,32 @@ def test_bind_refused_when_disabled(srv_off):
         r = b.bind(a)
         b.expect(r, "STATUS_REQUEST_NOT_ACCEPTED")
         a.expect(a.call("TREE_DISCONNECT", b"\x04\0\0\0"))
+
+
+def lock(c, fid, seq, flags=0x12):
+    """An exclusive FAIL_IMMEDIATELY lock of byte 0 (or flags=4: unlock)."""
+    return c.call("LOCK", R.body_for("LOCK", file_id=fid, lock_sequence=seq,
+                                     lock_flags=flags))
+
+
+def test_lock_replay_on_other_channel(srv):
+    """LockSequenceIndex 1..64 with its number (MS-SMB2 3.3.5.14): the
+    same LOCK resent on another channel is a replay, answered SUCCESS and
+    not applied again; another number is a new request."""
+    with Channel(srv.port) as a, Channel(srv.port) as b:
+        a.login()
+        fid = open_data(a)
+        b.expect(b.bind(a))
+        seq = (1 << 4) | 3              # index 1, number 3
+        a.expect(lock(a, fid, seq))
+        b.expect(lock(b, fid, seq))     # replay: not a second lock
+        b.expect(lock(b, fid, seq + 1), "STATUS_LOCK_NOT_GRANTED")
+        # the failure invalidated index 1: the old number is new again
+        a.expect(lock(a, fid, seq), "STATUS_LOCK_NOT_GRANTED")
+        # index 0 and above 64 are never replays
+        a.expect(lock(a, fid, 3), "STATUS_LOCK_NOT_GRANTED")
+        a.expect(lock(a, fid, 3), "STATUS_LOCK_NOT_GRANTED")
+        a.expect(lock(a, fid, (65 << 4) | 3), "STATUS_LOCK_NOT_GRANTED")
+        a.expect(lock(a, fid, (2 << 4) | 1, flags=4))    # unlock
+        b.expect(lock(b, fid, (2 << 4) | 1, flags=4))    # its replay
+        a.expect(lock(a, fid, 0, flags=4), "STATUS_RANGE_NOT_LOCKED")
