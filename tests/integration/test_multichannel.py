@@ -45,7 +45,8 @@ def make_srv(share_tree, extra):
 
 @pytest.fixture(scope="module")
 def srv(share_tree):
-    s, base = make_srv(share_tree, {})
+    # the back-off holds a logon leg running (test_close_waits...)
+    s, base = make_srv(share_tree, {"logon backoff": "yes"})
     yield s
     finish_server(s)
     shutil.rmtree(base, ignore_errors=True)
@@ -308,3 +309,40 @@ def test_lock_replay_on_other_channel(srv):
         a.expect(lock(a, fid, (2 << 4) | 1, flags=4))    # unlock
         b.expect(lock(b, fid, (2 << 4) | 1, flags=4))    # its replay
         a.expect(lock(a, fid, 0, flags=4), "STATUS_RANGE_NOT_LOCKED")
+
+
+def test_close_waits_for_command_on_other_channel(srv):
+    """A command running on one channel may use the session's opens: a
+    CLOSE on another channel waits until it is done (RELIABILITY.md item
+    41).  The running command here is a re-authentication leg held back
+    by the failed-logon throttle (logon backoff, after 7 failures)."""
+    import time
+    import spnego
+    with Channel(srv.port) as a, Channel(srv.port) as b, \
+            Channel(srv.port) as c:
+        a.login()
+        fid = open_data(a)
+        b.expect(b.bind(a))
+        for _ in range(7):       # the 7th logon's legs wait already
+            r, _ = c.auth("alice", password="wrong")
+            c.expect(r, "STATUS_LOGON_FAILURE")
+        ctx = spnego.client("alice", USERS["alice"], hostname="127.0.0.1",
+                            service="cifs", protocol="ntlm",
+                            options=spnego.NegotiateOptions.session_key)
+        a.send(R.nbt(sign(a.key, a.pdu("SESSION_SETUP", R.session_setup_body(
+            R.spnego_init(ctx.step()))))))
+        t0 = time.monotonic()
+        b.send(R.nbt(sign(b.key, b.pdu("CLOSE", R.body_for(
+            "CLOSE", file_id=fid)))))
+        closed = b.recv()[0]
+        waited = time.monotonic() - t0
+        b.expect(closed)
+        leg = a.recv()[0]
+        a.expect(leg, "STATUS_MORE_PROCESSING_REQUIRED")
+        assert waited >= 0.1, waited
+        # finish the re-authentication: a success resets the throttle
+        blob = leg.body[leg.u16(4) - 64:][:leg.u16(6)]
+        r = a.call("SESSION_SETUP", R.session_setup_body(
+            R.spnego_resp(ctx.step(ntlm_token(blob)))))
+        a.expect(r)
+        a.expect(a.query(fid), "STATUS_FILE_CLOSED")
