@@ -199,10 +199,10 @@ void smbd_sessions_conn_gone(struct smbd_conn *conn)
 		next = s->next;
 		ch = smbd_channel_find(s, conn);
 		TALLOC_FREE(ch);
-		for (ch = s->channels; ch != NULL && !ch->bound;
-		     ch = ch->next) {
+		for (ch = s->channels; ch != NULL &&
+		     (!ch->bound || ch->conn->terminating); ch = ch->next) {
 		}
-		if (ch != NULL && !ch->conn->terminating) {
+		if (ch != NULL) {
 			session_move(s, ch->conn);
 		} else {
 			talloc_free(s);

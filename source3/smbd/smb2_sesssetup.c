@@ -108,8 +108,11 @@ static NTSTATUS find_binding(struct smbd_request *req,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	if (!(req->pdu->hdr.flags & SMB2_FLAGS_SIGNED)) {
+		return NT_STATUS_INVALID_PARAMETER;     /* 3.3.5.5 */
+	}
 	if (!req->bind_signed) {
-		/* signed with the session's key, or not the client */
+		/* not the session's key (3.3.5.2.4): not its client */
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	ch = smbd_channel_find(s, conn);

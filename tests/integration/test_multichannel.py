@@ -260,9 +260,12 @@ def test_bind_refused_keeps_session(srv):
         fid = open_data(a)
         b.expect(b.bind(a, user="bob"), "STATUS_ACCESS_DENIED")
         b.expect(b.bind(a, password="wrong"), "STATUS_LOGON_FAILURE")
-        # an unsigned binding is not the client's
+        # a binding must be signed (3.3.5.5), with the session's key
         r, _ = b.auth("alice", session_id=a.session_id, flags=FLAG_BINDING,
                       key=None)
+        b.expect(r, "STATUS_INVALID_PARAMETER")
+        r, _ = b.auth("alice", session_id=a.session_id, flags=FLAG_BINDING,
+                      key=b"k" * 16)
         b.expect(r, "STATUS_ACCESS_DENIED")
         a.expect(a.query(fid))
         # and a correct one still binds on the same connection
