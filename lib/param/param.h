@@ -114,6 +114,7 @@ struct lp_global {
 	const char *server_string;
 	bool io_uring;
 	bool logon_backoff;             /* ringsmb: failed-logon back-off */
+	bool server_multi_channel_support; /* SMB2_GLOBAL_CAP_MULTI_CHANNEL */
 	int max_connections;            /* 0 = unlimited */
 	int deadtime;                   /* minutes, 0 = never */
 	const char *pid_directory;

@@ -107,6 +107,8 @@ const struct lp_param lp_params[] = {
 	  .def = "ringsmb" },
 	{ "io_uring", LP_BOOL, G(io_uring), .def = "yes" },
 	{ "logon backoff", LP_BOOL, G(logon_backoff), .def = "yes" },
+	{ "server multi channel support", LP_BOOL,
+	  G(server_multi_channel_support), .def = "yes" },
 	{ "max connections", LP_INT, G(max_connections), .def = "0",
 	  .min = 0, .max = 1 << 24 },
 	{ "deadtime", LP_INT, G(deadtime), .def = "0",

@@ -9,6 +9,7 @@
 #include "lib/util/dlist.h"
 #include "source3/smbd/pipeline.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/session.h"
 #include "source3/smbd/transport.h"
 
 struct smbd_conn_free {
@@ -19,10 +20,11 @@ static int conn_destructor(struct smbd_conn *conn)
 {
 	struct smbd_server *server = conn->server;
 
-	/* sessions (and tcons, opens) go first, the socket last */
-	while (conn->sessions != NULL) {
-		talloc_free(conn->sessions);
-	}
+	/*
+	 * sessions (and tcons, opens) go first, the socket last; a session
+	 * bound to other connections stays with them (multichannel)
+	 */
+	smbd_sessions_conn_gone(conn);
 	TALLOC_FREE(conn->transport);
 	if (conn->fd != -1) {
 		close(conn->fd);

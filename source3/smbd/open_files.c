@@ -8,6 +8,7 @@
 #include "lib/util/dlist.h"
 #include "lib/util/nttime.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/session.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -18,7 +19,7 @@ static int smbd_open_destructor(struct smbd_open *open)
 	smbd_file_detach(open);
 	DLIST_REMOVE_SIMPLE(tcon->opens, open);
 	tcon->num_opens--;
-	tcon->session->conn->num_handles--;
+	smbd_session_handles_add(tcon->session, -1);
 	return 0;
 }
 
@@ -43,8 +44,7 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 	struct smbd_open *open = NULL;
 
 	if (tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON ||
-	    tcon->session->conn->num_handles >=
-	    tcon->session->conn->server->max_handles_per_conn) {
+	    smbd_session_handles_full(tcon->session)) {
 		return NULL;
 	}
 	open = talloc_zero(tcon, struct smbd_open);
@@ -54,9 +54,10 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 	open->tcon = tcon;
 	open->volatile_id = smbd_open_next_id(tcon);
 	open->persistent_id = open->volatile_id;
+	memset(open->lock_seq, SMBD_LOCK_SEQ_INVALID, sizeof(open->lock_seq));
 	DLIST_ADD_SIMPLE(tcon->opens, open);
 	tcon->num_opens++;
-	tcon->session->conn->num_handles++;
+	smbd_session_handles_add(tcon->session, 1);
 	talloc_set_destructor(open, smbd_open_destructor);
 	return open;
 }

@@ -28,6 +28,7 @@
 static void compound_next(struct smbd_compound *c);
 static void element_done(struct tevent_req *subreq);
 static void compound_finish(struct smbd_compound *c);
+static int pipeline_destructor(struct smbd_pipeline *p);
 
 int smbd_pipeline_init(struct smbd_conn *conn)
 {
@@ -42,6 +43,7 @@ int smbd_pipeline_init(struct smbd_conn *conn)
 		return -1;
 	}
 	conn->pipeline = p;
+	talloc_set_destructor(p, pipeline_destructor);
 	return 0;
 }
 
@@ -76,6 +78,56 @@ bool smbd_pipeline_busy(const struct smbd_conn *conn)
 	}
 	c = conn->pipeline->queue;
 	return c->cur > 0 || c->req != NULL;
+}
+
+bool smbd_pipeline_running(const struct smbd_conn *conn)
+{
+	return conn->pipeline != NULL && conn->pipeline->queue != NULL &&
+	       conn->pipeline->queue->running;
+}
+
+static void pipeline_resume(struct tevent_context *ev,
+			    struct tevent_immediate *im, void *private_data)
+{
+	struct smbd_pipeline *p = private_data;
+
+	if (p->channel_wait && p->queue != NULL && !p->conn->terminating &&
+	    !smbd_transport_congested(p->conn)) {
+		p->channel_wait = false;
+		p->conn->server->channel_waiters--;
+		compound_next(p->queue);
+	}
+}
+
+void smbd_pipeline_channels_idle(struct smbd_server *server)
+{
+	struct smbd_conn *conn = NULL;
+
+	if (server->channel_waiters == 0) {
+		return;
+	}
+	for (conn = server->conns; conn != NULL; conn = conn->next) {
+		struct smbd_pipeline *p = conn->pipeline;
+
+		if (p == NULL || !p->channel_wait || conn->terminating) {
+			continue;
+		}
+		if (p->resume == NULL) {
+			p->resume = tevent_create_immediate(p);
+		}
+		if (p->resume != NULL) {
+			tevent_schedule_immediate(p->resume, server->ev,
+						  pipeline_resume, p);
+		}
+	}
+}
+
+static int pipeline_destructor(struct smbd_pipeline *p)
+{
+	if (p->channel_wait) {
+		p->conn->server->channel_waiters--;
+	}
+	return 0;
 }
 
 static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
@@ -276,6 +328,17 @@ void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 	}
 	if (c->cmd != NULL && c->cmd->on_response != NULL &&
 	    c->req != NULL) {
+		if (c->cur_sign) {
+			/*
+			 * A binding leg is signed, and the 3.1.1 preauth
+			 * hash covers it as sent: sign it now (again, the
+			 * same, when the compound goes out).
+			 */
+			smbd_signing_sign_as(c->conn, c->cur_dialect,
+					     c->cur_alg, c->cur_key,
+					     &c->out[c->last_hdr],
+					     c->outcnt - (int)c->last_hdr);
+		}
 		c->cmd->on_response(c->req, status, &c->out[c->last_hdr],
 				    c->outcnt - (int)c->last_hdr);
 	}
@@ -479,7 +542,7 @@ static bool binding_signature(struct smbd_compound *c,
 			      const struct smb2_pdu *pdu)
 {
 	const struct smbd_session *s = NULL;
-	const struct smbd_conn *first = NULL;
+	const struct smbd_channel *ch = NULL;
 
 	if (pdu->hdr.command != SMB2_OP_SESSSETUP || pdu->body_len < 3 ||
 	    (pdu->body[2] & SMB2_SESSION_FLAG_BINDING) == 0) {
@@ -489,15 +552,20 @@ static bool binding_signature(struct smbd_compound *c,
 	if (s == NULL || !s->valid || s->keys == NULL) {
 		return true;
 	}
-	/* the client signs as the session's connection does */
-	first = s->conn;
-	if (NT_STATUS_IS_OK(smbd_signing_check(first, pdu, s, &c->cur_sign,
-					       c->cur_key))) {
-		c->cur_dialect = first->dialect;
-		c->cur_alg = first->signing_alg;
-	} else if (!NT_STATUS_IS_OK(smbd_signing_check(c->conn, pdu, s,
-						       &c->cur_sign,
-						       c->cur_key))) {
+	ch = smbd_channel_find(s, c->conn);
+	if (ch != NULL && ch->bound) {
+		return false;   /* already a channel: its own key checks */
+	}
+	/* the client signs as the session's first connection did */
+	if (NT_STATUS_IS_OK(smbd_signing_check_key(
+		    c->conn, s->dialect, s->signing_alg, pdu, s->keys->signing,
+		    &c->cur_sign, c->cur_key))) {
+		c->cur_dialect = s->dialect;
+		c->cur_alg = s->signing_alg;
+	} else if (!NT_STATUS_IS_OK(smbd_signing_check_key(
+			   c->conn, c->conn->dialect, c->conn->signing_alg,
+			   pdu, s->keys->signing, &c->cur_sign,
+			   c->cur_key))) {
 		c->cur_sign = false;
 	}
 	return true;
@@ -512,6 +580,7 @@ static NTSTATUS check_signature(struct smbd_compound *c,
 	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
 
 	if (binding_signature(c, pdu)) {
+		req->bind_signed = c->cur_sign;
 		return NT_STATUS_OK;
 	}
 	if (s == NULL) {
@@ -544,7 +613,7 @@ static void sign_error(struct smbd_compound *c, const struct smb2_pdu *pdu)
  * Starts the current element; returns false when it completed (or the
  * connection is going away) without starting a command.
  */
-static bool element_start(struct smbd_compound *c)
+static bool element_run(struct smbd_compound *c)
 {
 	const struct smb2_pdu *pdu = &c->pdus[c->cur];
 	struct tevent_req *subreq = NULL;
@@ -627,11 +696,55 @@ static bool element_start(struct smbd_compound *c)
 	return true;
 }
 
+static bool element_start(struct smbd_compound *c)
+{
+	c->running = true;
+	if (element_run(c)) {
+		return true;
+	}
+	c->running = false;
+	return false;
+}
+
+/*
+ * What a command running on another channel of the same session may be
+ * using (MS-SMB2 3.3.5.5.2; one event loop, no reference counts): CLOSE,
+ * TREE_DISCONNECT, LOGOFF and SESSION_SETUP (a failed re-authentication
+ * ends the session) free it, so they wait until no other channel runs a
+ * command.  A waiting element runs nothing itself, so two channels never
+ * wait for each other.
+ */
+static bool channel_wait(struct smbd_compound *c)
+{
+	const struct smb2_pdu *pdu = &c->pdus[c->cur];
+	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
+	uint16_t cmd = pdu->hdr.command;
+	const struct smbd_session *s = NULL;
+
+	if (c->conn->dialect == 0 ||
+	    (cmd != SMB2_OP_CLOSE && cmd != SMB2_OP_TDIS &&
+	     cmd != SMB2_OP_LOGOFF && cmd != SMB2_OP_SESSSETUP)) {
+		return false;
+	}
+	s = smbd_session_find(c->conn, related ? c->session_id :
+			      pdu->hdr.session_id);
+	if (s == NULL || s->num_channels < 2 ||
+	    !smbd_session_running(s, c->conn)) {
+		return false;
+	}
+	c->conn->pipeline->channel_wait = true;
+	c->conn->server->channel_waiters++;
+	return true;
+}
+
 static void compound_next(struct smbd_compound *c)
 {
 	while (c->cur < c->count && !c->conn->terminating) {
 		/* between elements: no request holds a session */
 		smbd_sessions_reap(c->conn);
+		if (channel_wait(c)) {
+			return;         /* smbd_pipeline_channels_idle resumes */
+		}
 		if (element_start(c)) {
 			return;         /* element_done continues */
 		}
@@ -677,6 +790,8 @@ static void element_done(struct tevent_req *subreq)
 	status = c->cmd->recv(subreq, c, &rsp);
 	TALLOC_FREE(subreq);
 	c->subreq = NULL;
+	c->running = false;
+	smbd_pipeline_channels_idle(c->conn->server);
 	if (c->conn->terminating) {
 		compound_finish(c);
 		return;
@@ -685,9 +800,18 @@ static void element_done(struct tevent_req *subreq)
 	if (NT_STATUS_IS_OK(status) && NT_STATUS_IS_OK(rsp.status) &&
 	    c->cmd->send == smb2_sesssetup_send && c->req->session != NULL &&
 	    c->req->session->keys != NULL) {
-		/* the final leg is signed with the new key (3.3.5.5.3) */
-		c->cur_sign = true;
-		memcpy(c->cur_key, c->req->session->keys->signing, 16);
+		const struct smbd_channel *ch = smbd_channel_find(
+			c->req->session, c->conn);
+		/*
+		 * The final leg is signed with the new key (3.3.5.5.3),
+		 * a binding's with the new channel's (3.3.4.1.1).
+		 */
+		if (ch != NULL && ch->bound) {
+			c->cur_sign = true;
+			c->cur_dialect = c->conn->dialect;
+			c->cur_alg = c->conn->signing_alg;
+			memcpy(c->cur_key, ch->signing_key, 16);
+		}
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		element_append(c, rsp.status, &rsp, c->req->credits);

@@ -28,6 +28,20 @@ void smbd_pipeline_kick(struct smbd_conn *conn);
 /* A compound is being processed: its request may hold session pointers. */
 bool smbd_pipeline_busy(const struct smbd_conn *conn);
 
+/*
+ * A command of this connection is running (between its start and its
+ * completion, async ones excluded): it may use the pointers of its
+ * request.  Between elements nothing is held.
+ */
+bool smbd_pipeline_running(const struct smbd_conn *conn);
+
+/*
+ * Some connection's command finished (or it went away): pipelines that
+ * wait for another channel of a session (pipeline.c, channel_wait) try
+ * again, from an immediate.
+ */
+void smbd_pipeline_channels_idle(struct smbd_server *server);
+
 struct smbd_credits;
 /* The connection's message-id window (for the SMB1 NEGOTIATE path). */
 struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn);

@@ -55,6 +55,7 @@ struct smbd_compound {
 	size_t splice_len;
 	struct smbd_request *req;
 	struct tevent_req *subreq;      /* the running command */
+	bool running;                   /* from element_start to its end */
 	const struct smbd_cmd *cmd;
 	struct smbd_elem_out *elems;    /* one per response element */
 	int num_elems;
@@ -72,6 +73,9 @@ struct smbd_pipeline {
 	struct smbd_compound *queue;    /* head is running */
 	size_t queued;
 	struct smbd_async *pending;     /* went async (pipeline_async.c) */
+	/* the head compound waits for other channels (channel_wait) */
+	bool channel_wait;
+	struct tevent_immediate *resume;
 	size_t num_pending;
 	uint64_t next_async_id;
 };

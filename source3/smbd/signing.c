@@ -46,11 +46,37 @@ bool smbd_signing_required(const struct smbd_conn *conn)
 	       (conn->client_security_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED);
 }
 
-/* Commands a client may send unsigned even on a signing session. */
-static bool exempt(uint16_t command)
+/*
+ * Commands a client may send unsigned even on a signing session.  Not a
+ * SESSION_SETUP naming an established user session (a re-authentication,
+ * or a binding on a connection that is already a channel): the client
+ * has the key and signs it, as smbtorture's bind_negative tests expect.
+ */
+static bool exempt(uint16_t command, const struct smbd_session *s)
 {
-	return command == SMB2_OP_NEGPROT || command == SMB2_OP_SESSSETUP ||
-	       command == SMB2_OP_CANCEL;
+	if (command == SMB2_OP_SESSSETUP) {
+		return s == NULL || !s->valid || s->keys == NULL;
+	}
+	return command == SMB2_OP_NEGPROT || command == SMB2_OP_CANCEL;
+}
+
+NTSTATUS smbd_signing_check_key(const struct smbd_conn *conn,
+				uint16_t dialect, uint16_t alg,
+				const struct smb2_pdu *pdu,
+				const uint8_t check_key[16], bool *sign_rsp,
+				uint8_t key[16])
+{
+	struct iovec iov = { (void *)pdu->buf, pdu->len };
+
+	*sign_rsp = false;
+	if (smb2_sign_check(dialect, alg, check_key, &iov, 1, false) != 0) {
+		DBG_INFO("%s: bad signature on %s\n", conn->peer,
+			 smb2_op_name(pdu->hdr.command));
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	*sign_rsp = true;
+	memcpy(key, check_key, 16);
+	return NT_STATUS_OK;
 }
 
 NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
@@ -59,34 +85,32 @@ NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
 			    uint8_t key[16])
 {
 	bool is_signed = pdu->hdr.flags & SMB2_FLAGS_SIGNED;
-	struct iovec iov = { (void *)pdu->buf, pdu->len };
+	const struct smbd_channel *ch = NULL;
 
 	*sign_rsp = false;
 	if (s == NULL || s->keys == NULL) {
 		/* no key: a signed request cannot be checked (3.3.5.2.4) */
-		if (is_signed && !exempt(pdu->hdr.command) &&
+		if (is_signed && !exempt(pdu->hdr.command, NULL) &&
 		    (s == NULL || s->valid)) {
 			return NT_STATUS_ACCESS_DENIED;
 		}
 		return NT_STATUS_OK;
 	}
 	if (!is_signed) {
-		if (s->signing_required && !exempt(pdu->hdr.command)) {
+		if (s->signing_required && !exempt(pdu->hdr.command, s)) {
 			DBG_INFO("%s: unsigned %s on a signed session\n",
 				 conn->peer, smb2_op_name(pdu->hdr.command));
 			return NT_STATUS_ACCESS_DENIED;
 		}
 		return NT_STATUS_OK;
 	}
-	if (smb2_sign_check(conn->dialect, conn->signing_alg, s->keys->signing,
-			    &iov, 1, false) != 0) {
-		DBG_INFO("%s: bad signature on %s\n", conn->peer,
-			 smb2_op_name(pdu->hdr.command));
+	/* each channel has its own key (MS-SMB2 3.3.5.2.4) */
+	ch = smbd_channel_find(s, conn);
+	if (ch == NULL || !ch->bound) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	*sign_rsp = true;
-	memcpy(key, s->keys->signing, 16);
-	return NT_STATUS_OK;
+	return smbd_signing_check_key(conn, conn->dialect, conn->signing_alg,
+				      pdu, ch->signing_key, sign_rsp, key);
 }
 
 void smbd_signing_sign_as(const struct smbd_conn *conn, uint16_t dialect,

@@ -22,6 +22,13 @@ NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
 			    const struct smbd_session *s, bool *sign_rsp,
 			    uint8_t key[16]);
 
+/* Checks a signature with a given key, dialect and algorithm. */
+NTSTATUS smbd_signing_check_key(const struct smbd_conn *conn,
+				uint16_t dialect, uint16_t alg,
+				const struct smb2_pdu *pdu,
+				const uint8_t check_key[16], bool *sign_rsp,
+				uint8_t key[16]);
+
 /* Signs one response element (its iovecs, header first). */
 /* With another connection's dialect and algorithm (a binding refusal). */
 void smbd_signing_sign_as(const struct smbd_conn *conn, uint16_t dialect,

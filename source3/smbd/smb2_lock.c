@@ -14,8 +14,11 @@
  * async (inside a compound, too many waiting) it answers
  * LOCK_NOT_GRANTED at once, as a conflict does for FAIL_IMMEDIATELY.
  *
- * LockSequenceNumber/Index only matter for resilient and persistent
- * handles (3.3.5.14 replay detection), which ringsmb does not grant.
+ * LockSequenceNumber/Index (3.3.5.14 replay detection) are checked on
+ * connections that announced SMB2_GLOBAL_CAP_MULTI_CHANNEL, as the
+ * specification (not Windows, note <314>) and Samba do: a client that
+ * resends a LOCK on another channel after losing one gets success
+ * without it being applied twice.
  */
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
@@ -36,6 +39,13 @@ struct smb2_lock_state {
 	struct tevent_context *ev;
 	struct brl_waiter *waiter;      /* while blocked */
 	struct smbd_response rsp;
+	/*
+	 * The open's replay slot and the number to keep there on success;
+	 * valid while the open lives (a waiter is woken with success only
+	 * then).
+	 */
+	uint8_t *seq_slot;
+	uint8_t seq_number;
 };
 
 static void smb2_lock_woken(void *private_data, NTSTATUS status);
@@ -46,6 +56,10 @@ static bool smb2_lock_respond(struct tevent_req *req)
 	struct smb2_lock_state *state = tevent_req_data(
 		req, struct smb2_lock_state);
 
+	if (state->seq_slot != NULL) {
+		*state->seq_slot = state->seq_number;
+		state->seq_slot = NULL;
+	}
 	state->rsp.body = smb2_lock_rsp_push(state, &state->rsp.body_len);
 	if (tevent_req_nomem(state->rsp.body, req)) {
 		return false;
@@ -180,6 +194,35 @@ static NTSTATUS smb2_lock_all(struct tevent_req *result,
 	return status;
 }
 
+/*
+ * Replay detection (3.3.5.14): a sequence number equal to the one of the
+ * last successful LOCK with this index is a replay, answered with
+ * success and not applied again.  Otherwise the slot is invalid until
+ * this one succeeds.
+ */
+static bool smb2_lock_replay(struct tevent_req *result,
+			     struct smbd_request *req,
+			     const struct smb2_lock_req *r)
+{
+	struct smb2_lock_state *state = tevent_req_data(
+		result, struct smb2_lock_state);
+	uint8_t *slot = NULL;
+
+	if (!(req->conn->server_caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL) ||
+	    r->lock_sequence_index == 0 ||
+	    r->lock_sequence_index > SMBD_LOCK_SEQ_MAX) {
+		return false;
+	}
+	slot = &req->open->lock_seq[r->lock_sequence_index - 1];
+	if (*slot == r->lock_sequence_number) {
+		return true;
+	}
+	*slot = SMBD_LOCK_SEQ_INVALID;
+	state->seq_slot = slot;
+	state->seq_number = r->lock_sequence_number;
+	return false;
+}
+
 static NTSTATUS smb2_lock_start(struct tevent_req *result,
 				struct smbd_request *req)
 {
@@ -192,6 +235,11 @@ static NTSTATUS smb2_lock_start(struct tevent_req *result,
 	}
 	if (r.lock_count > SMB2_LOCK_MAX_COUNT) {
 		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (smb2_lock_replay(result, req, &r)) {
+		DBG_INFO("%s: replayed LOCK (index %u)\n", req->conn->peer,
+			 (unsigned)r.lock_sequence_index);
+		return NT_STATUS_OK;
 	}
 	smb2_lock_element_at(&r, 0, &first);
 	if (first.flags & SMB2_LOCKFLAG_UNLOCK) {

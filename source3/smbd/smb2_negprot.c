@@ -304,6 +304,11 @@ struct tevent_req *smb2_negprot_send(TALLOC_CTX *mem_ctx,
 		conn->cipher_id = SMB2_ENCRYPTION_AES128_CCM;
 		conn->server_caps |= SMB2_GLOBAL_CAP_ENCRYPTION;
 	}
+	if (dialect >= SMB2_DIALECT_0300 &&
+	    conn->server->lp->g.server_multi_channel_support) {
+		/* session binding (smb2_sesssetup.c, session.c) */
+		conn->server_caps |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
+	}
 	conn->client_security_mode = r.security_mode;
 	if (!keep_dialects(conn, &r)) {
 		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);

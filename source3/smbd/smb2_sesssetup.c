@@ -31,34 +31,71 @@ static enum auth_map_to_guest map_to_guest(const struct lp_global *g)
 	}
 }
 
-static struct auth_ctx *session_auth_start(struct smbd_session *s)
+static struct auth_ctx *auth_start(TALLOC_CTX *mem_ctx,
+				   struct smbd_server *server)
 {
-	const struct lp_global *g = &s->conn->server->lp->g;
+	const struct lp_global *g = &server->lp->g;
 	struct auth_settings settings = {
 		.netbios_name = g->netbios_name,
 		.workgroup = g->workgroup,
 		.dns_domain = "",
 		.map_to_guest = map_to_guest(g),
 		.allow_anonymous = g->restrict_anonymous < 2,
-		.users = passdb_user_lookup(s->conn->server->passdb),
+		.users = passdb_user_lookup(server->passdb),
 	};
 
+	return auth_ctx_new(mem_ctx, &settings);
+}
+
+static struct auth_ctx *session_auth_start(struct smbd_session *s)
+{
 	TALLOC_FREE(s->auth);
-	s->auth = auth_ctx_new(s, &settings);
+	s->auth = auth_start(s, s->conn->server);
 	return s->auth;
 }
 
 /*
- * Binding another connection's session (MS-SMB2 3.3.5.5.2).  Multichannel
- * is not implemented, but the refusals follow the checks Windows and
- * Samba make, in their order: the signing algorithms (a GMAC session or
- * channel must match), the channel's dialect, the session's dialect and
- * cipher, guest/anonymous; what passes them is still not accepted.
+ * Whether this connection may be bound to session s (MS-SMB2 3.3.5.5.2).
+ * The checks and their order follow what Windows and Samba answer
+ * (smbtorture smb2.session.bind_negative_*): the signing algorithms (a
+ * GMAC session or channel must match), the channel's dialect and
+ * multichannel support, the session's dialect and cipher, guest and
+ * anonymous sessions (no key to bind with).  The client GUID is not
+ * compared: one process serves every connection.
  */
-static NTSTATUS bind_refusal(const struct smbd_conn *conn, uint64_t id)
+static NTSTATUS bind_check(const struct smbd_conn *conn,
+			   const struct smbd_session *s)
 {
-	const struct smbd_session *s = NULL;
-	const struct smbd_conn *first = NULL;
+	if (s->signing_alg >= SMB2_SIGNING_AES_GMAC &&
+	    conn->signing_alg != s->signing_alg) {
+		return NT_STATUS_REQUEST_OUT_OF_SEQUENCE;
+	}
+	if (conn->signing_alg >= SMB2_SIGNING_AES_GMAC &&
+	    conn->signing_alg != s->signing_alg) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	if (conn->dialect < SMB2_DIALECT_0300 ||
+	    !(conn->server_caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL)) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	}
+	if (s->dialect != conn->dialect || s->cipher_id != conn->cipher_id) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	if (s->keys == NULL) {
+		return NT_STATUS_NOT_SUPPORTED;         /* guest, anonymous */
+	}
+	return NT_STATUS_OK;
+}
+
+/* The channel a binding leg belongs to: new or in progress. */
+static NTSTATUS find_binding(struct smbd_request *req,
+			     struct smbd_channel **out)
+{
+	struct smbd_conn *conn = req->conn;
+	uint64_t id = req->pdu->hdr.session_id;
+	struct smbd_session *s = NULL;
+	struct smbd_channel *ch = NULL;
+	NTSTATUS status;
 
 	if (id == 0) {
 		return NT_STATUS_INVALID_PARAMETER;
@@ -67,26 +104,39 @@ static NTSTATUS bind_refusal(const struct smbd_conn *conn, uint64_t id)
 	if (s == NULL || !s->valid) {
 		return NT_STATUS_USER_SESSION_DELETED;
 	}
-	first = s->conn;
-	if (first->signing_alg >= SMB2_SIGNING_AES_GMAC &&
-	    conn->signing_alg != first->signing_alg) {
-		return NT_STATUS_REQUEST_OUT_OF_SEQUENCE;
+	status = bind_check(conn, s);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
-	if (conn->signing_alg >= SMB2_SIGNING_AES_GMAC &&
-	    conn->signing_alg != first->signing_alg) {
-		return NT_STATUS_NOT_SUPPORTED;
+	if (!(req->pdu->hdr.flags & SMB2_FLAGS_SIGNED)) {
+		return NT_STATUS_INVALID_PARAMETER;     /* 3.3.5.5 */
 	}
-	if (conn->dialect < SMB2_DIALECT_0300) {
-		return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	if (!req->bind_signed) {
+		/* not the session's key (3.3.5.2.4): not its client */
+		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (first->dialect != conn->dialect ||
-	    first->cipher_id != conn->cipher_id) {
-		return NT_STATUS_INVALID_PARAMETER;
+	ch = smbd_channel_find(s, conn);
+	if (ch != NULL && ch->bound) {
+		return NT_STATUS_REQUEST_NOT_ACCEPTED;  /* bound already */
 	}
-	if (s->keys == NULL) {
-		return NT_STATUS_NOT_SUPPORTED;         /* guest, anonymous */
+	if (ch == NULL) {
+		ch = smbd_channel_new(s, conn);
+		if (ch == NULL) {
+			return NT_STATUS_INSUFFICIENT_RESOURCES;
+		}
+		/* 3.1.1: this connection's hash goes on with the legs */
+		memcpy(ch->preauth_hash, conn->preauth_hash,
+		       sizeof(ch->preauth_hash));
 	}
-	return NT_STATUS_REQUEST_NOT_ACCEPTED;
+	if (ch->auth == NULL) {
+		ch->auth = auth_start(ch, conn->server);
+		if (ch->auth == NULL) {
+			talloc_free(ch);
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+	*out = ch;
+	return NT_STATUS_OK;
 }
 
 /* The session a leg belongs to: new, in progress, or re-authenticating */
@@ -98,9 +148,6 @@ static NTSTATUS find_or_new_session(struct smbd_request *req,
 	uint64_t id = req->pdu->hdr.session_id;
 	struct smbd_session *s = NULL;
 
-	if (r->flags & SMB2_SESSION_FLAG_BINDING) {
-		return bind_refusal(conn, id);
-	}
 	if (id == 0) {
 		s = smbd_session_new(conn);
 		if (s == NULL) {
@@ -158,6 +205,7 @@ static NTSTATUS session_keys(struct smbd_session *s,
 {
 	struct smbd_conn *conn = s->conn;
 	int enc = conn->server->lp->g.smb_encrypt;
+	struct smbd_channel *ch = NULL;
 
 	TALLOC_FREE(s->crypto);
 	s->keys = NULL;
@@ -181,6 +229,12 @@ static NTSTATUS session_keys(struct smbd_session *s,
 	}
 	s->keys = &s->crypto->keys;
 	s->signing_required = smbd_signing_required(conn);
+	ch = smbd_channel_find(s, conn);
+	if (ch != NULL) {
+		/* the first channel signs with the session's key */
+		memcpy(ch->signing_key, s->keys->signing,
+		       sizeof(ch->signing_key));
+	}
 	return session_encryption(s);
 }
 
@@ -240,12 +294,23 @@ static void previous_session(struct smbd_session *s, uint64_t prev_id)
 	smbd_session_teardown(prev);
 }
 
+/* A connection with an authenticated session or channel: full size */
+static void conn_authenticated(struct smbd_conn *conn)
+{
+	size_t max = conn->max_write > conn->max_read ? conn->max_write :
+		conn->max_read;
+
+	TALLOC_FREE(conn->unauth_timer);
+	if (max < conn->max_transact) {
+		max = conn->max_transact;
+	}
+	smbd_transport_set_max_pdu(conn, max + 64 * 1024);
+}
+
 static void session_established(struct smbd_session *s)
 {
 	const struct auth_session_info *info = auth_session_info(s->auth);
 	struct smbd_conn *conn = s->conn;
-	size_t max = conn->max_write > conn->max_read ? conn->max_write :
-		conn->max_read;
 
 	s->valid = true;
 	s->guest = info->guest;
@@ -257,11 +322,7 @@ static void session_established(struct smbd_session *s)
 					"");
 	}
 	TALLOC_FREE(s->auth);
-	TALLOC_FREE(conn->unauth_timer);
-	if (max < conn->max_transact) {
-		max = conn->max_transact;
-	}
-	smbd_transport_set_max_pdu(conn, max + 64 * 1024);
+	conn_authenticated(conn);
 	DBG_INFO("%s: session 0x%llx established (%s%s)\n", conn->peer,
 		 (unsigned long long)s->id,
 		 s->anonymous ? "anonymous" : s->user,
@@ -286,6 +347,99 @@ static uint8_t *sesssetup_body(TALLOC_CTX *mem_ctx, struct smbd_session *s,
 	return smb2_sesssetup_rsp_push(mem_ctx, &rsp, len);
 }
 
+/*
+ * The binding is complete (MS-SMB2 3.3.5.5.3): the same user as the
+ * session's (another one, a guest or anonymous is refused), and the
+ * channel's signing key from the key of this authentication, for 3.1.1
+ * with this connection's preauth hash.
+ */
+static NTSTATUS bind_final(struct smbd_channel *ch,
+			   const struct auth_session_info *info)
+{
+	const struct smbd_session *s = ch->session;
+	struct smbd_conn *conn = ch->conn;
+	struct smb2_keys *k = NULL;
+	int ret;
+
+	if (!info->have_session_key || info->guest || info->anonymous ||
+	    info->user == NULL || s->user == NULL ||
+	    strcasecmp(info->user, s->user) != 0) {
+		DBG_NOTICE("%s: binding session 0x%llx as another user "
+			   "(%s)\n", conn->peer, (unsigned long long)s->id,
+			   info->user != NULL ? info->user : "");
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	k = talloc_zero(ch, struct smb2_keys);
+	if (k == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	ret = smb2_derive_keys(conn->dialect, conn->cipher_id,
+			       info->session_key, sizeof(info->session_key),
+			       ch->preauth_hash, k);
+	memcpy(ch->signing_key, k->signing, sizeof(ch->signing_key));
+	smb2_keys_wipe(k);
+	TALLOC_FREE(k);
+	if (ret != 0) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	ch->bound = true;
+	TALLOC_FREE(ch->auth);
+	conn_authenticated(conn);
+	DBG_INFO("%s: bound to session 0x%llx of %s (%zu channels)\n",
+		 conn->peer, (unsigned long long)s->id, s->conn->peer,
+		 s->num_channels);
+	return NT_STATUS_OK;
+}
+
+/*
+ * One leg of a binding (MS-SMB2 3.3.5.5.2): a failure ends the binding,
+ * never the session.
+ */
+static NTSTATUS bind_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
+			  const struct smb2_sesssetup_req *r,
+			  struct smbd_response *rsp)
+{
+	struct smbd_server *server = req->conn->server;
+	struct smbd_channel *ch = NULL;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	NTSTATUS status;
+
+	status = find_binding(req, &ch);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	req->session = ch->session;
+	if (req->conn->dialect == SMB2_DIALECT_0311) {
+		struct iovec in = { (void *)req->pdu->buf, req->pdu->len };
+		smb2_preauth_update(ch->preauth_hash, &in, 1);
+	}
+	status = auth_update(ch->auth, mem_ctx, r->security.data,
+			     r->security.len, &out, &out_len);
+	if (NT_STATUS_IS_OK(status)) {
+		status = bind_final(ch, auth_session_info(ch->auth));
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		smbd_throttle_succeeded(server->throttle, req->conn->addr);
+	} else if (!NT_STATUS_EQUAL(status,
+				    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		DBG_INFO("%s: binding failed: %s\n", req->conn->peer,
+			 nt_errstr(status));
+		if (!NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED)) {
+			smbd_throttle_failed(server->throttle,
+					     req->conn->addr,
+					     tevent_timeval_current());
+		}
+		req->session = NULL;
+		talloc_free(ch);
+		return status;
+	}
+	rsp->status = status;
+	rsp->body = sesssetup_body(mem_ctx, ch->session, out, out_len,
+				   &rsp->body_len);
+	return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+}
+
 /* One leg: an error, or OK with the response (MORE_PROCESSING or done) */
 static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			       struct smbd_response *rsp)
@@ -299,6 +453,10 @@ static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	NTSTATUS status;
 
 	status = smb2_sesssetup_req_pull(req->pdu, &r);
+	if (NT_STATUS_IS_OK(status) &&
+	    (r.flags & SMB2_SESSION_FLAG_BINDING)) {
+		return bind_step(mem_ctx, req, &r, rsp);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = find_or_new_session(req, &r, &s);
 	}
@@ -431,9 +589,17 @@ NTSTATUS smb2_sesssetup_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 void smb2_sesssetup_on_response(struct smbd_request *req, NTSTATUS status,
 				const struct iovec *iov, int iovcnt)
 {
+	struct smbd_channel *ch = NULL;
+
 	if (req->conn->dialect != SMB2_DIALECT_0311 ||
 	    req->session == NULL ||
 	    !NT_STATUS_EQUAL(status, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		return;
+	}
+	ch = smbd_channel_find(req->session, req->conn);
+	if (ch != NULL && !ch->bound) {
+		/* a binding's legs: the channel's own hash */
+		smb2_preauth_update(ch->preauth_hash, iov, iovcnt);
 		return;
 	}
 	smb2_preauth_update(req->session->preauth_hash, iov, iovcnt);

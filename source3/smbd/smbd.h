@@ -35,6 +35,9 @@ struct smbd_oplock_break;
  */
 #define SMBD_MAX_HANDLES_PER_CONN 16384
 
+#define SMBD_LOCK_SEQ_MAX 64
+#define SMBD_LOCK_SEQ_INVALID 0xFF
+
 struct smbd_server {
 	struct tevent_context *ev;
 	struct loadparm *lp;
@@ -56,6 +59,8 @@ struct smbd_server {
 	struct smbd_throttle *throttle; /* failed-logon back-off */
 	size_t max_handles_per_conn;
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
+	size_t num_dying_sessions;      /* torn down, not yet freed */
+	size_t channel_waiters;         /* pipelines in channel_wait */
 	bool shutting_down;
 };
 
@@ -105,10 +110,42 @@ struct smbd_conn {
 	bool terminating;
 };
 
+/*
+ * A connection a session is bound to (MS-SMB2 3.3.1.14): the session's
+ * first connection and each one bound later with SMB2_SESSION_FLAG_BINDING
+ * (3.3.5.5.2).  Owned by the session; freed with it, or alone when its
+ * connection goes (smbd_sessions_conn_gone) or its binding fails.
+ */
+struct smbd_channel {
+	struct smbd_channel *prev, *next;
+	struct smbd_session *session;
+	struct smbd_conn *conn;
+	bool bound;                     /* requests may use the session */
+	uint8_t signing_key[SMB2_SIGNING_KEY_SIZE]; /* Channel.SigningKey */
+	/* while binding: its authentication and 3.1.1 preauth hash */
+	struct auth_ctx *auth;
+	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
+};
+
+/*
+ * A session.  Multichannel: it may be bound to several connections
+ * (channels); a request on any of them uses its tree connects and opens.
+ * conn is the primary one: the session is listed in conn->sessions, is
+ * its talloc child and counts against its limits; when that connection
+ * goes and others remain, the next channel becomes primary (the session
+ * moves), when the last goes the session ends.
+ */
 struct smbd_session {
 	struct smbd_session *prev, *next;
 	struct smbd_conn *conn;
 	uint64_t id;
+	struct smbd_channel *channels;  /* the first is conn's */
+	size_t num_channels;
+	/* of the connection that established it (binding must match) */
+	uint16_t dialect;
+	uint16_t signing_alg;
+	uint16_t cipher_id;
+	size_t num_handles;             /* tcons + opens, in conn's count */
 	bool valid;                     /* authentication completed */
 	/*
 	 * Torn down from another connection (PreviousSessionId) while a
@@ -176,6 +213,12 @@ struct smbd_open {
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
 	/* CHANGE_NOTIFY watch and waiting requests (smb2_notify.c) */
 	struct smbd_open_notify *notify;
+	/*
+	 * LOCK replay detection (MS-SMB2 3.3.5.14): the LockSequenceNumber
+	 * of the last successful LOCK per LockSequenceIndex 1..64, or
+	 * SMBD_LOCK_SEQ_INVALID.
+	 */
+	uint8_t lock_seq[SMBD_LOCK_SEQ_MAX];
 	uint8_t oplock_level;           /* SMB2_OPLOCK_LEVEL_* held */
 	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
 };
@@ -197,6 +240,11 @@ struct smbd_request {
 	struct smbd_session *session;   /* NEED_SESSION and above */
 	struct smbd_tcon *tcon;         /* NEED_TCON */
 	struct smbd_open *open;         /* fileid_ofs set in the table */
+	/*
+	 * A binding SESSION_SETUP whose signature checked out with the
+	 * session's key (pipeline.c binding_signature).
+	 */
+	bool bind_signed;
 	/* CREATE sets this so related compound elements find the new open */
 	struct smbd_open *created;
 	uint16_t credits;               /* granted in the response */
@@ -298,8 +346,13 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon);
 struct smbd_open *smbd_open_find(struct smbd_tcon *tcon, uint64_t persistent,
 				 uint64_t volatile_id);
 
-/* Sessions and tree connects (session.c, tcon.c) */
+/*
+ * Sessions and tree connects (session.c).  smbd_session_find: a session
+ * the connection is a bound channel of (its own or a bound one).
+ */
 struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+struct smbd_channel *smbd_channel_find(const struct smbd_session *s,
+				       const struct smbd_conn *conn);
 struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
 
 /* A simple command that completes at once: posts its result. */

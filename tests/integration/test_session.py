@@ -1,6 +1,6 @@
 """Session setup beyond the first logon (MS-SMB2 3.3.5.5): re-authentication
 of a live session, PreviousSessionId, and the refusals of binding
-(multichannel is not implemented).  A small signed raw client (SMB 2.1,
+(binding itself: test_multichannel.py).  A small signed raw client (SMB 2.1,
 HMAC-SHA256 with the NTLM session key, tokens from pyspnego) so each test
 controls the session id, PreviousSessionId and flags of every leg.
 ringsmb only (its smbpasswd users)."""
