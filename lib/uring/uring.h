@@ -169,6 +169,16 @@ struct tevent_req *uring_recv_full_send(TALLOC_CTX *mem_ctx,
 					struct uring *ring, int sockfd,
 					void *buf, size_t len, void *keep);
 int uring_recv_full_recv(struct tevent_req *req, size_t *nread);
+/*
+ * recv_some: like recv_full, but done as soon as at least min (1..len)
+ * bytes arrived, with whatever one receive brought beyond them, up to
+ * len: a read-ahead buffer.  Finish with uring_recv_full_recv.
+ */
+struct tevent_req *uring_recv_some_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct uring *ring, int sockfd,
+					void *buf, size_t min, size_t len,
+					void *keep);
 
 struct tevent_req *uring_sendmsg_full_send(TALLOC_CTX *mem_ctx,
 					   struct tevent_context *ev,

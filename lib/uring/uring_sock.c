@@ -30,6 +30,7 @@ struct uring_sock_state {
 	void *keep;
 	uint8_t *buf;           /* recv */
 	size_t len;
+	size_t min;             /* recv: done once this many arrived */
 	size_t done;            /* bytes received or sent */
 	struct uring_msg *msg;  /* sendmsg */
 };
@@ -93,7 +94,7 @@ static int uring_sock_advance(struct uring_sock_state *s, int64_t res)
 		return URING_DONE;      /* EOF: done < len tells the caller */
 	}
 	s->done += (size_t)res;
-	return s->done < s->len ? URING_MORE : URING_DONE;
+	return s->done < s->min ? URING_MORE : URING_DONE;
 }
 
 static size_t uring_sock_chunk(const struct uring_sock_state *s)
@@ -287,10 +288,11 @@ static struct tevent_req *uring_sock_start(struct tevent_req *req,
 	return req;
 }
 
-struct tevent_req *uring_recv_full_send(TALLOC_CTX *mem_ctx,
+struct tevent_req *uring_recv_some_send(TALLOC_CTX *mem_ctx,
 					struct tevent_context *ev,
 					struct uring *ring, int sockfd,
-					void *buf, size_t len, void *keep)
+					void *buf, size_t min, size_t len,
+					void *keep)
 {
 	struct tevent_req *req = NULL;
 	struct uring_sock_state *s = NULL;
@@ -301,9 +303,21 @@ struct tevent_req *uring_recv_full_send(TALLOC_CTX *mem_ctx,
 	}
 	*s = (struct uring_sock_state) {
 		.ev = ev, .ring = ring, .fd = sockfd, .keep = keep,
-		.buf = buf, .len = len,
+		.buf = buf, .len = len, .min = min < len ? min : len,
 	};
+	if (len > 0 && s->min == 0) {
+		s->min = 1;
+	}
 	return uring_sock_start(req, s);
+}
+
+struct tevent_req *uring_recv_full_send(TALLOC_CTX *mem_ctx,
+					struct tevent_context *ev,
+					struct uring *ring, int sockfd,
+					void *buf, size_t len, void *keep)
+{
+	return uring_recv_some_send(mem_ctx, ev, ring, sockfd, buf, len, len,
+				    keep);
 }
 
 int uring_recv_full_recv(struct tevent_req *req, size_t *nread)

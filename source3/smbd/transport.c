@@ -3,8 +3,15 @@
  * on io_uring RECV/SENDMSG through lib/uring (plain sockets when the ring
  * is unavailable; lib/uring hides the difference).
  *
- * One receive is in flight at a time: the 4-byte NBT header, then the PDU
- * into a buffer of its own that is handed to the pipeline.  Responses are
+ * One receive is in flight at a time, into a read-ahead buffer of
+ * SMBD_RA_SIZE bytes: one receive brings every PDU the client has sent so
+ * far (at queue depth > 1, many READ requests: one receive, and one ring
+ * submission for all their file reads).  A PDU that is in the buffer
+ * whole is copied out to a buffer of its own and handed to the pipeline;
+ * a larger one (a WRITE's payload) gets its buffer, takes what the
+ * read-ahead holds of it and receives the rest straight into place.  With
+ * "smb2 write mode = splice" the read-ahead is the 4-byte NBT header only,
+ * so that a WRITE's payload is still in the socket to splice.  Responses are
  * queued and sent in batches: everything queued while a send was in flight
  * goes out in the next single SENDMSG.
  */
@@ -28,6 +35,7 @@
 /* called + calling NetBIOS names, each 0x20 + 32 encoded bytes + 0x00 */
 #define NBT_NAME_LEN 34
 #define SMBD_SEND_MAX_IOV 1024
+#define SMBD_RA_SIZE 65536      /* read-ahead buffer per connection */
 
 struct smbd_send_entry {
 	struct smbd_send_entry *prev, *next;
@@ -50,7 +58,10 @@ struct smbd_transport {
 	int queued_entries;             /* responses (compounds) queued */
 	int batch_entries;
 	struct tevent_req *recv_req;
-	uint8_t *hdr;                   /* NBT header being received */
+	uint8_t *ra;                    /* read-ahead: ra[ra_start..ra_end) */
+	size_t ra_size;                 /* SMBD_RA_SIZE, or 4 (splice mode) */
+	size_t ra_start, ra_end;
+	bool delivering;                /* recv_start's loop is running */
 	uint8_t *pdu;                   /* buffer being received */
 	size_t pdu_len;
 	size_t pdu_have;                /* bytes of it already in (a head) */
@@ -65,7 +76,7 @@ struct smbd_transport {
 	size_t peak_queued;             /* most response bytes queued */
 };
 
-static void recv_header_done(struct tevent_req *subreq);
+static void recv_ra_done(struct tevent_req *subreq);
 static void recv_pdu_done(struct tevent_req *subreq);
 static void recv_write_head_done(struct tevent_req *subreq);
 static void recv_write_data_done(struct tevent_req *subreq);
@@ -102,20 +113,63 @@ static struct tevent_req *recv_buf(struct smbd_transport *t, size_t len,
 	return req;
 }
 
+static bool recv_next_pdu(struct smbd_transport *t);
+
+/*
+ * Hands over every PDU the read-ahead holds, then receives more: the
+ * rest of a PDU that is larger than what is there, or the next bytes.
+ * Stops while the pipeline is paused or the queue congested (resumed
+ * later), and never runs twice at once (a PDU handed over may resume).
+ */
 static void recv_start(struct smbd_transport *t)
 {
 	struct smbd_conn *conn = t->conn;
 
+	if (t->delivering) {
+		return;
+	}
+	t->delivering = true;
+	while (!t->paused && !t->congested && t->recv_req == NULL &&
+	       !conn->terminating && recv_next_pdu(t)) {
+	}
+	t->delivering = false;
 	if (t->paused || t->congested || t->recv_req != NULL ||
 	    conn->terminating) {
 		return;
 	}
-	t->recv_req = recv_buf(t, 4, &t->hdr);
+	/* fewer than 4 bytes, or an incomplete header: receive more */
+	if (t->ra_start > 0) {
+		memmove(t->ra, t->ra + t->ra_start, t->ra_end - t->ra_start);
+		t->ra_end -= t->ra_start;
+		t->ra_start = 0;
+	}
+	t->recv_req = uring_recv_some_send(t, conn->server->ev,
+					   conn->server->ring, conn->fd,
+					   t->ra + t->ra_end, 1,
+					   t->ra_size - t->ra_end, t->ra);
 	if (t->recv_req == NULL) {
 		smbd_conn_terminate(conn, "out of memory");
 		return;
 	}
-	tevent_req_set_callback(t->recv_req, recv_header_done, t);
+	tevent_req_set_callback(t->recv_req, recv_ra_done, t);
+}
+
+static void recv_ra_done(struct tevent_req *subreq)
+{
+	struct smbd_transport *t = tevent_req_callback_data(
+		subreq, struct smbd_transport);
+	size_t nread = 0;
+	int ret = uring_recv_full_recv(subreq, &nread);
+
+	TALLOC_FREE(subreq);
+	t->recv_req = NULL;
+	if (ret != 0 || nread == 0) {
+		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
+				    "client closed the connection");
+		return;
+	}
+	t->ra_end += nread;
+	recv_start(t);
 }
 
 /* Two first-level encoded NetBIOS names (RFC 1002 4.1, 4.3.2). */
@@ -168,52 +222,96 @@ static ssize_t nbt_check(struct smbd_transport *t, const uint8_t *hdr)
 	return len;
 }
 
-static void recv_header_done(struct tevent_req *subreq)
-{
-	struct smbd_transport *t = tevent_req_callback_data(
-		subreq, struct smbd_transport);
-	size_t nread = 0;
-	ssize_t len = -1;
-	int ret;
+static void recv_deliver(struct smbd_transport *t, uint8_t *pdu);
 
-	ret = uring_recv_full_recv(subreq, &nread);
-	if (ret == 0 && nread == 4) {
-		len = nbt_check(t, t->hdr);
+/*
+ * The next PDU from the read-ahead: handed over when it is all there
+ * (true: look for another), else its receive started (false).  False
+ * too when the read-ahead holds less than a header.
+ */
+static bool recv_next_pdu(struct smbd_transport *t)
+{
+	size_t have = t->ra_end - t->ra_start;
+	uint8_t *pdu = NULL;
+	ssize_t len;
+
+	if (have < 4) {
+		return false;
 	}
-	TALLOC_FREE(subreq);            /* and the header buffer */
-	t->recv_req = NULL;
-	t->hdr = NULL;
-	if (ret != 0 || nread != 4) {
-		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
-				    "client closed the connection");
-		return;
+	len = nbt_check(t, t->ra + t->ra_start);
+	if (len < 0) {
+		smbd_conn_terminate(t->conn, "bad NBT header");
+		return false;
 	}
-	if (len <= 0) {
-		if (len < 0) {
-			smbd_conn_terminate(t->conn, "bad NBT header");
-		} else {
-			recv_start(t);
-		}
-		return;
+	t->ra_start += 4;
+	have -= 4;
+	if (len == 0) {
+		return true;                    /* keepalive */
 	}
 	t->pdu_len = (size_t)len;
 	t->pdu_have = 0;
-	if (splice_write_candidate(t)) {
-		recv_write_head(t);
-		return;
-	}
 	if (t->pdu_len > t->peak_pdu) {
 		t->peak_pdu = t->pdu_len;
 	}
-	t->recv_req = recv_buf(t, t->pdu_len, &t->pdu);
+	if (have >= t->pdu_len) {
+		pdu = talloc_memdup(t, t->ra + t->ra_start, t->pdu_len);
+		if (pdu == NULL) {
+			smbd_conn_terminate(t->conn, "out of memory");
+			return false;
+		}
+		t->ra_start += t->pdu_len;
+		recv_deliver(t, pdu);
+		return true;
+	}
+	if (have == 0 && splice_write_candidate(t)) {
+		recv_write_head(t);
+		return false;
+	}
+	/* a buffer of its own: what is here, then the rest in place */
+	t->pdu = talloc_size(t, t->pdu_len);
+	if (t->pdu == NULL) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return false;
+	}
+	memcpy(t->pdu, t->ra + t->ra_start, have);
+	t->ra_start = t->ra_end = 0;
+	t->pdu_have = have;
+	t->recv_req = uring_recv_full_send(t, t->conn->server->ev,
+					   t->conn->server->ring, t->conn->fd,
+					   t->pdu + have, t->pdu_len - have,
+					   t->pdu);
 	if (t->recv_req == NULL ||
 	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
 				    tevent_timeval_current_ofs(
 					    SMBD_PDU_TIMEOUT_SECS, 0))) {
 		smbd_conn_terminate(t->conn, "out of memory");
-		return;
+		return false;
 	}
+	talloc_steal(t->recv_req, t->pdu);
 	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+	return false;
+}
+
+/* A whole PDU (or NBT session request) to its consumer. */
+static void recv_deliver(struct smbd_transport *t, uint8_t *pdu)
+{
+	struct smbd_conn *conn = t->conn;
+
+	if (t->pdu_is_nbt_request) {
+		static const uint8_t positive[4] = { NBT_POSITIVE_RESPONSE };
+		bool ok = nbt_names_valid(pdu);
+
+		talloc_free(pdu);
+		if (!ok) {
+			smbd_conn_terminate(conn, "malformed NetBIOS session "
+					    "request");
+			return;
+		}
+		t->nbt_session_done = true;
+		queue_raw(t, positive, sizeof(positive));
+	} else {
+		t->got_pdu(conn, pdu, t->pdu_len);
+	}
 }
 
 static void recv_pdu_done(struct tevent_req *subreq)
@@ -239,21 +337,7 @@ static void recv_pdu_done(struct tevent_req *subreq)
 				    "connection lost inside a PDU");
 		return;
 	}
-	if (t->pdu_is_nbt_request) {
-		static const uint8_t positive[4] = { NBT_POSITIVE_RESPONSE };
-		bool ok = nbt_names_valid(pdu);
-
-		talloc_free(pdu);
-		if (!ok) {
-			smbd_conn_terminate(conn, "malformed NetBIOS session "
-					    "request");
-			return;
-		}
-		t->nbt_session_done = true;
-		queue_raw(t, positive, sizeof(positive));
-	} else {
-		t->got_pdu(conn, pdu, t->pdu_len);
-	}
+	recv_deliver(t, pdu);
 	if (!conn->terminating) {
 		recv_start(t);
 	}
@@ -515,6 +599,14 @@ int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu)
 	t->conn = conn;
 	t->got_pdu = got_pdu;
 	t->max_pdu = SMBD_MAX_PDU_PREAUTH;
+	/* splice mode: a WRITE's payload must stay in the socket */
+	t->ra_size = conn->server->lp->g.write_mode == LP_WRITE_MODE_SPLICE ?
+		4 : SMBD_RA_SIZE;
+	t->ra = talloc_size(t, t->ra_size);
+	if (t->ra == NULL) {
+		talloc_free(t);
+		return -1;
+	}
 	talloc_set_destructor(t, transport_destructor);
 	conn->transport = t;
 	recv_start(t);

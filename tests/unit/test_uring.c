@@ -843,6 +843,34 @@ static void recv_full_body(TALLOC_CTX *ctx, enum mode m, bool nonblock)
 	talloc_free(req);
 	close(sv[0]);
 	close(sv[1]);
+	/*
+	 * recv_some (the transport's read-ahead): what is there, at least
+	 * min, at most len; a receive for 1 byte takes all 300 queued.
+	 */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	if (nonblock) {
+		fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	}
+	assert_int_equal(write(sv[1], data, 300), 300);
+	req = uring_recv_some_send(ctx, ev, ring, sv[0], buf, 1, len, buf);
+	wait_req(ev, req);
+	assert_int_equal(uring_recv_full_recv(req, &n), 0);
+	assert_int_equal(n, 300);
+	assert_memory_equal(buf, data, 300);
+	talloc_free(req);
+	/* min 1000 with 600 there: waits for the dribbled rest, len caps */
+	assert_int_equal(write(sv[1], data, 600), 600);
+	d = (struct dribble) { .fd = sv[1], .data = data + 600, .len = 500 };
+	tevent_add_timer(ev, ev, tevent_timeval_zero(), dribble_tick, &d);
+	req = uring_recv_some_send(ctx, ev, ring, sv[0], buf, 1000, 2000,
+				   buf);
+	wait_req(ev, req);
+	assert_int_equal(uring_recv_full_recv(req, &n), 0);
+	assert_true(n >= 1000 && n <= 2000);
+	assert_memory_equal(buf, data, n);
+	talloc_free(req);
+	close(sv[0]);
+	close(sv[1]);
 	talloc_free(data);
 	talloc_free(buf);
 	talloc_free(ev);
