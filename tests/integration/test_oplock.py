@@ -3,8 +3,8 @@ two smbprotocol connections on a writable share: what CREATE grants, the
 Oplock Break Notification a second open sends the holder, the second
 CREATE waiting (STATUS_PENDING) until the holder acknowledges, closes or
 the acknowledgment times out, level II broken to none (by a write, a
-granted byte-range lock, SET_INFO EndOfFile and a truncating CREATE),
-and the "oplocks"/"level2 oplocks" share
+granted byte-range lock, SET_INFO EndOfFile, a truncating CREATE,
+SET_ZERO_DATA and COPYCHUNK), and the "oplocks"/"level2 oplocks" share
 parameters.
 
 smbprotocol has no handler for unsolicited messages (its receive thread
@@ -44,6 +44,8 @@ from smbprotocol.open import (  # noqa: E402
     CreateDisposition, CreateOptions, FileAttributes,
     FilePipePrinterAccessMask as A, ImpersonationLevel, Open,
     SMB2SetInfoRequest)
+from smbprotocol.ioctl import SMB2IOCTLRequest  # noqa: E402
+from smbprotocol.structure import IntField  # noqa: E402
 from test_lock import (  # noqa: E402
     FI, U, X, el, final_status, lock_status, start_blocking)
 
@@ -712,3 +714,72 @@ def test_close_granting_a_lock_breaks_not_the_closer(two):
     no_more_breaks(c1, c2)
     f2.close()
 
+
+FSCTL_SRV_REQUEST_RESUME_KEY = 0x00140078
+FSCTL_SRV_COPYCHUNK_WRITE = 0x001480F2
+FSCTL_SET_ZERO_DATA = 0x000980C8
+
+
+def ioctl(client, ctl, f, inp=b"", max_out=0):
+    """(status, output) of an FSCTL on f."""
+    req = SMB2IOCTLRequest()
+    req.fields["ctl_code"] = IntField(size=4)
+    req["ctl_code"] = ctl
+    req["file_id"] = f.file_id
+    req["max_input_response"] = 0
+    req["max_output_response"] = max_out
+    req["flags"] = 1                    # SMB2_0_IOCTL_IS_FSCTL
+    req["buffer"] = inp
+    sent = client.conn.send(req, client.session.session_id,
+                            client.tree.tree_connect_id)
+    try:
+        body = client.conn.receive(sent, timeout=WAIT)["data"].get_value()
+    except SMBResponseException as e:
+        return e.status, b""
+    ofs, count = struct.unpack_from("<II", body, 32)
+    return 0, body[ofs - 64:ofs - 64 + count]
+
+
+@samba_stale
+def test_zero_data_breaks_level2(two):
+    """FSCTL_SET_ZERO_DATA writes zeroes: LEVEL_II holders go to NONE."""
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c2.create(name, II)
+    assert (f1.oplock_level, f2.oplock_level) == (II, II)
+    st, _ = ioctl(c2, FSCTL_SET_ZERO_DATA, f2, struct.pack("<QQ", 0, 10))
+    assert st == 0
+    b1, b2 = c1.breaks.get(timeout=5), c2.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(f1))
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(f2))
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_copychunk_breaks_target_level2(two):
+    """A server-side copy writes its target: the target's LEVEL_II
+    holders go to NONE, the source's keep theirs."""
+    c1, c2 = two
+    src_name, dst_name = fresh(), fresh()
+    src = c2.create(src_name, NONE)
+    src.write(b"s" * 100, 0)
+    src_ii = c1.create(src_name, II)
+    dst_ii = c1.create(dst_name, II)
+    dst = c2.create(dst_name, II)
+    assert (src_ii.oplock_level, dst_ii.oplock_level) == (II, II)
+    st, out = ioctl(c2, FSCTL_SRV_REQUEST_RESUME_KEY, src, max_out=32)
+    assert st == 0 and len(out) == 32
+    blob = out[:24] + struct.pack("<II", 1, 0) + \
+        struct.pack("<QQII", 0, 0, 100, 0)
+    st, out = ioctl(c2, FSCTL_SRV_COPYCHUNK_WRITE, dst, blob, max_out=12)
+    assert st == 0
+    assert struct.unpack("<III", out) == (1, 0, 100)
+    b1 = c1.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(dst_ii))
+    b2 = c2.breaks.get(timeout=5)
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(dst))
+    no_more_breaks(c1, c2)
+    for f in (dst, dst_ii, src_ii, src):
+        f.close()
