@@ -170,8 +170,6 @@ void smbd_file_detach(struct smbd_open *open)
 	if (open->delete_on_close) {
 		f->delete_pending = true;
 	}
-	/* its locks and waits end; others' waits may now be granted */
-	brl_owner_gone(f->brl, open);
 	if (open->file_prev != NULL) {
 		open->file_prev->file_next = open->file_next;
 	} else {
@@ -182,6 +180,12 @@ void smbd_file_detach(struct smbd_open *open)
 	}
 	open->file = NULL;
 	open->file_prev = open->file_next = NULL;
+	/*
+	 * Its locks and waits end; others' waits may now be granted.  After
+	 * the unlink: a granted lock breaks the level II oplocks of the
+	 * file's opens (smb2_lock.c), and this one is closing.
+	 */
+	brl_owner_gone(f->brl, open);
 	/* a CREATE waiting for this open's oplock break looks again */
 	smbd_oplock_open_gone(open, f);
 	if (--f->num_opens > 0) {

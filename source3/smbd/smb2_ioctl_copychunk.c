@@ -14,6 +14,7 @@
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/smb2_ioctl.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -145,6 +146,8 @@ static NTSTATUS copy_one_chunk(struct smbd_open *src, struct smbd_open *dst,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	/* the target's level II holders, as for WRITE (MS-FSA 2.1.5.3) */
+	smbd_oplock_contend_level2(dst);
 	status = vfs_copy_range(src->fh, ch->source_offset, dst->fh,
 				ch->target_offset, ch->length, &copied);
 	if (NT_STATUS_IS_OK(status) && copied != ch->length) {

@@ -10,6 +10,7 @@
 #include "lib/util/byteorder.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/brlock.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/smb2_ioctl.h"
 #include "source3/smbd/smbd_files.h"
 
@@ -96,6 +97,8 @@ static NTSTATUS fsctl_set_zero_data(struct smbd_ioctl *io)
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	/* and it breaks level II oplocks (MS-FSA 2.1.5.10.39, 2.1.4.12) */
+	smbd_oplock_contend_level2(io->open);
 	status = vfs_fallocate(io->open->fh,
 			       FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			       z.file_offset,

@@ -14,6 +14,17 @@
  * async (inside a compound, too many waiting) it answers
  * LOCK_NOT_GRANTED at once, as a conflict does for FAIL_IMMEDIATELY.
  *
+ * A granted lock breaks every LEVEL_II oplock of the file to NONE, the
+ * locker's own included (MS-FSA 2.1.5.8 "Server Requests a Byte-Range
+ * Lock" and 2.1.4.12): a client that caches reads must not go on
+ * reading past a lock.  Such a break needs no acknowledgment, so the
+ * lock does not wait for it.  As Samba, only a lock that is granted
+ * breaks (Windows breaks before its conflict check, for a lock that
+ * starts below the allocation size); one that fails or only starts
+ * waiting breaks nothing.  EXCLUSIVE and BATCH oplocks are left alone,
+ * as Samba leaves them: their holder is the file's only open apart
+ * from stat opens, or is being broken already.
+ *
  * LockSequenceNumber/Index (3.3.5.14 replay detection) are checked on
  * connections that announced SMB2_GLOBAL_CAP_MULTI_CHANNEL, as the
  * specification (not Windows, note <314>) and Samba do: a client that
@@ -23,6 +34,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/smbd/brlock.h"
+#include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 
 /*
@@ -37,6 +49,7 @@
 
 struct smb2_lock_state {
 	struct tevent_context *ev;
+	struct smbd_open *open;         /* alive until its wait is answered */
 	struct brl_waiter *waiter;      /* while blocked */
 	struct smbd_response rsp;
 	/*
@@ -185,6 +198,9 @@ static NTSTATUS smb2_lock_all(struct tevent_req *result,
 	if (NT_STATUS_IS_OK(status)) {
 		status = brl_lock(t, req->open, ranges, r->lock_count, NULL);
 	}
+	if (NT_STATUS_IS_OK(status)) {
+		smbd_oplock_contend_level2(req->open);
+	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_LOCK_NOT_GRANTED) &&
 	    req->may_go_async && smb2_lock_blocking(r)) {
 		status = smb2_lock_block(result, req, t, ranges, 1) ?
@@ -261,6 +277,7 @@ struct tevent_req *smb2_lock_send(TALLOC_CTX *mem_ctx,
 		return NULL;
 	}
 	state->ev = ev;
+	state->open = req->open;
 	status = smb2_lock_start(result, req);
 	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
 		return result;
@@ -291,6 +308,8 @@ static void smb2_lock_woken(void *private_data, NTSTATUS status)
 	if (tevent_req_nterror(req, status)) {
 		return;
 	}
+	/* granted now: as for a lock granted at once */
+	smbd_oplock_contend_level2(state->open);
 	smb2_lock_respond(req);
 }
 

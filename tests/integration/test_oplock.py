@@ -2,8 +2,10 @@
 two smbprotocol connections on a writable share: what CREATE grants, the
 Oplock Break Notification a second open sends the holder, the second
 CREATE waiting (STATUS_PENDING) until the holder acknowledges, closes or
-the acknowledgment times out, level II broken to none by a write, and
-the "oplocks"/"level2 oplocks" share parameters.
+the acknowledgment times out, level II broken to none (by a write, a
+granted byte-range lock, SET_INFO EndOfFile, a truncating CREATE,
+SET_ZERO_DATA and COPYCHUNK), and the "oplocks"/"level2 oplocks" share
+parameters.
 
 smbprotocol has no handler for unsolicited messages (its receive thread
 looks every response up by MessageId), so a Breaks object registers a
@@ -40,7 +42,12 @@ from smbprotocol.session import Session  # noqa: E402
 from smbprotocol.tree import TreeConnect  # noqa: E402
 from smbprotocol.open import (  # noqa: E402
     CreateDisposition, CreateOptions, FileAttributes,
-    FilePipePrinterAccessMask as A, ImpersonationLevel, Open)
+    FilePipePrinterAccessMask as A, ImpersonationLevel, Open,
+    SMB2SetInfoRequest)
+from smbprotocol.ioctl import SMB2IOCTLRequest  # noqa: E402
+from smbprotocol.structure import IntField  # noqa: E402
+from test_lock import (  # noqa: E402
+    FI, U, X, el, final_status, lock_status, start_blocking)
 
 NONE, II, EXCLUSIVE, BATCH = 0x00, 0x01, 0x08, 0x09
 UNSOLICITED = 0xFFFFFFFFFFFFFFFF
@@ -478,3 +485,301 @@ def test_share_parameters(osrv, share, want):
         f.close()
     finally:
         c.close()
+
+
+# ---- byte-range locks, WRITE and size changes break LEVEL_II to NONE ----
+# (MS-FSA 2.1.5.8, 2.1.5.3, 2.1.5.14.4 and 2.1.4.12; smbtorture
+# smb2.oplock.brl1..3).  Such a break needs no acknowledgment: nothing
+# waits for one.
+
+STATUS_LOCK_NOT_GRANTED = 0xC0000055
+FILE_END_OF_FILE_INFORMATION = 20
+
+
+def set_eof(client, f, size):
+    """SET_INFO FileEndOfFileInformation; the status."""
+    req = SMB2SetInfoRequest()
+    req["info_type"] = 1
+    req.fields["file_info_class"].enum_strict = False
+    req["file_info_class"] = FILE_END_OF_FILE_INFORMATION
+    req["file_id"] = f.file_id
+    req["buffer"] = struct.pack("<Q", size)
+    sent = client.conn.send(req, client.session.session_id,
+                            client.tree.tree_connect_id)
+    try:
+        client.conn.receive(sent, timeout=WAIT)
+    except SMBResponseException as e:
+        return e.status
+    return 0
+
+
+def no_more_breaks(*clients):
+    for c in clients:
+        assert c.breaks.get(timeout=0.5) is None, "an unexpected break"
+
+
+def batch_then_level2(c1, c2, name):
+    """smbtorture brl1's start: f1 BATCH, a second open without an
+    oplock breaks it to II, f1 acknowledges; (f1, f2)."""
+    f1 = c1.create(name, BATCH)
+    assert f1.oplock_level == BATCH
+    f1.write(b"\0" * 1000, 0)
+    bg = Background(c2, name, NONE)
+    b = c1.breaks.get()
+    assert b is not None and b[1] == II and b[2] == fid(f1)
+    assert c1.ack(b[2], II) == (0, II)
+    f2 = bg.join()
+    assert f2.oplock_level == NONE
+    return f1, f2
+
+
+@samba_stale
+def test_lock_breaks_own_level2_to_none(two):
+    """brl1: the holder's own lock breaks its LEVEL_II oplock to NONE;
+    a lock that is refused breaks nothing."""
+    c1, c2 = two
+    f1, f2 = batch_then_level2(c1, c2, fresh())
+    assert lock_status(f1, el(0, 4, X | FI)) == 0
+    b = c1.breaks.get(timeout=5)
+    assert b is not None
+    assert b[1] == NONE and b[2] == fid(f1)
+    # nothing to acknowledge
+    status, _ = c1.ack(b[2], NONE)
+    assert status == STATUS_INVALID_OPLOCK_PROTOCOL
+    assert lock_status(f1, el(2, 4, X | FI)) == STATUS_LOCK_NOT_GRANTED
+    no_more_breaks(c1, c2)
+    f2.close()
+    f1.close()
+
+
+def test_lock_same_connection_breaks_level2(two):
+    """brl3: both opens on one connection."""
+    c1, _ = two
+    f1, f2 = batch_then_level2(c1, c1, fresh())
+    assert lock_status(f1, el(0, 4, X | FI)) == 0
+    b = c1.breaks.get(timeout=5)
+    assert b is not None
+    assert b[1] == NONE and b[2] == fid(f1)
+    assert lock_status(f1, el(2, 4, X | FI)) == STATUS_LOCK_NOT_GRANTED
+    no_more_breaks(c1)
+    f2.close()
+    f1.close()
+
+
+def test_lock_keeps_lone_batch(two):
+    """brl2: alone on the file, a BATCH holder locks without a break."""
+    c1, _ = two
+    f1 = c1.create(fresh(), BATCH)
+    f1.write(b"\0" * 1000, 0)
+    assert lock_status(f1, el(0, 4, X | FI)) == 0
+    assert lock_status(f1, el(2, 4, X | FI)) == STATUS_LOCK_NOT_GRANTED
+    no_more_breaks(c1)
+    f1.close()
+
+
+@samba_stale
+def test_lock_breaks_every_level2(two):
+    """Another open's lock breaks each LEVEL_II holder, the locker's
+    own oplock too; a later lock, with no LEVEL_II left, breaks none."""
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c2.create(name, II)
+    assert (f1.oplock_level, f2.oplock_level) == (II, II)
+    assert lock_status(f2, el(0, 4, X | FI)) == 0
+    b1, b2 = c1.breaks.get(timeout=5), c2.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(f1))
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(f2))
+    assert lock_status(f1, el(8, 4, X | FI)) == 0
+    no_more_breaks(c1, c2)
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_blocked_lock_breaks_when_granted(two):
+    """A blocking lock breaks LEVEL_II only once it is granted: not
+    while it waits, and not the closing holder's handle whose close
+    grants it."""
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c2.create(name, II)
+    assert lock_status(f1, el(0, 4, X | FI)) == 0
+    for c in (c1, c2):
+        assert c.breaks.get(timeout=5) is not None
+    f3 = c1.create(name, II)
+    assert f3.oplock_level == II
+    req = start_blocking(f2, 0, 4)
+    no_more_breaks(c1, c2)
+    f1.close()
+    assert final_status(f2, req) == 0
+    b = c1.breaks.get(timeout=5)
+    assert b is not None and (b[1], b[2]) == (NONE, fid(f3))
+    no_more_breaks(c1, c2)
+    assert lock_status(f2, el(0, 4, U)) == 0
+    f3.close()
+    f2.close()
+
+
+@samba_stale
+def test_blocked_lock_granted_on_unlock_breaks(two):
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, NONE)
+    assert lock_status(f1, el(0, 4, X | FI)) == 0
+    f2 = c2.create(name, NONE)
+    f3 = c1.create(name, II)
+    assert f3.oplock_level == II
+    req = start_blocking(f2, 0, 4)
+    no_more_breaks(c1, c2)
+    assert lock_status(f1, el(0, 4, U)) == 0
+    assert final_status(f2, req) == 0
+    b = c1.breaks.get(timeout=5)
+    assert b is not None and (b[1], b[2]) == (NONE, fid(f3))
+    f3.close()
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_set_eof_breaks_level2(two):
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c2.create(name, II)
+    assert (f1.oplock_level, f2.oplock_level) == (II, II)
+    assert set_eof(c2, f2, 10) == 0
+    b1, b2 = c1.breaks.get(timeout=5), c2.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(f1))
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(f2))
+    assert set_eof(c2, f2, 20) == 0
+    no_more_breaks(c1, c2)
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_overwrite_breaks_level2(two):
+    """A truncating CREATE breaks LEVEL_II holders to NONE and does not
+    wait: no acknowledgment is due."""
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c1.create(name, II)
+    assert (f1.oplock_level, f2.oplock_level) == (II, II)
+    f3 = c2.create(name, II, disp=CreateDisposition.FILE_OVERWRITE_IF)
+    got = {c1.breaks.get(timeout=5)[2], c1.breaks.get(timeout=5)[2]}
+    assert got == {fid(f1), fid(f2)}
+    assert f3.oplock_level in (NONE, II)
+    no_more_breaks(c1, c2)
+    for f in (f3, f2, f1):
+        f.close()
+
+
+@samba_stale
+def test_write_breaks_writers_own_level2(two):
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c2.create(name, II)
+    f1.write(b"abcd", 0)
+    b1, b2 = c1.breaks.get(timeout=5), c2.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(f1))
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(f2))
+    f1.write(b"efgh", 4)
+    no_more_breaks(c1, c2)
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_close_granting_a_lock_breaks_not_the_closer(two):
+    """A BATCH holder locks (no break), is broken to II by a second
+    open, which then waits for the range; the holder's close grants the
+    lock, and the handle being closed gets no break."""
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, BATCH)
+    assert lock_status(f1, el(0, 4, X | FI)) == 0
+    no_more_breaks(c1)
+    bg = Background(c2, name, NONE)
+    b = c1.breaks.get()
+    assert b is not None and b[1] == II
+    assert c1.ack(b[2], II) == (0, II)
+    f2 = bg.join()
+    req = start_blocking(f2, 0, 4)
+    f1.close()
+    assert final_status(f2, req) == 0
+    no_more_breaks(c1, c2)
+    f2.close()
+
+
+FSCTL_SRV_REQUEST_RESUME_KEY = 0x00140078
+FSCTL_SRV_COPYCHUNK_WRITE = 0x001480F2
+FSCTL_SET_ZERO_DATA = 0x000980C8
+
+
+def ioctl(client, ctl, f, inp=b"", max_out=0):
+    """(status, output) of an FSCTL on f."""
+    req = SMB2IOCTLRequest()
+    req.fields["ctl_code"] = IntField(size=4)
+    req["ctl_code"] = ctl
+    req["file_id"] = f.file_id
+    req["max_input_response"] = 0
+    req["max_output_response"] = max_out
+    req["flags"] = 1                    # SMB2_0_IOCTL_IS_FSCTL
+    req["buffer"] = inp
+    sent = client.conn.send(req, client.session.session_id,
+                            client.tree.tree_connect_id)
+    try:
+        body = client.conn.receive(sent, timeout=WAIT)["data"].get_value()
+    except SMBResponseException as e:
+        return e.status, b""
+    ofs, count = struct.unpack_from("<II", body, 32)
+    return 0, body[ofs - 64:ofs - 64 + count]
+
+
+@samba_stale
+def test_zero_data_breaks_level2(two):
+    """FSCTL_SET_ZERO_DATA writes zeroes: LEVEL_II holders go to NONE."""
+    c1, c2 = two
+    name = fresh()
+    f1 = c1.create(name, II)
+    f2 = c2.create(name, II)
+    assert (f1.oplock_level, f2.oplock_level) == (II, II)
+    st, _ = ioctl(c2, FSCTL_SET_ZERO_DATA, f2, struct.pack("<QQ", 0, 10))
+    assert st == 0
+    b1, b2 = c1.breaks.get(timeout=5), c2.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(f1))
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(f2))
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_copychunk_breaks_target_level2(two):
+    """A server-side copy writes its target: the target's LEVEL_II
+    holders go to NONE, the source's keep theirs."""
+    c1, c2 = two
+    src_name, dst_name = fresh(), fresh()
+    src = c2.create(src_name, NONE)
+    src.write(b"s" * 100, 0)
+    src_ii = c1.create(src_name, II)
+    dst_ii = c1.create(dst_name, II)
+    dst = c2.create(dst_name, II)
+    assert (src_ii.oplock_level, dst_ii.oplock_level) == (II, II)
+    st, out = ioctl(c2, FSCTL_SRV_REQUEST_RESUME_KEY, src, max_out=32)
+    assert st == 0 and len(out) == 32
+    blob = out[:24] + struct.pack("<II", 1, 0) + \
+        struct.pack("<QQII", 0, 0, 100, 0)
+    st, out = ioctl(c2, FSCTL_SRV_COPYCHUNK_WRITE, dst, blob, max_out=12)
+    assert st == 0
+    assert struct.unpack("<III", out) == (1, 0, 100)
+    b1 = c1.breaks.get(timeout=5)
+    assert b1 is not None and (b1[1], b1[2]) == (NONE, fid(dst_ii))
+    b2 = c2.breaks.get(timeout=5)
+    assert b2 is not None and (b2[1], b2[2]) == (NONE, fid(dst))
+    no_more_breaks(c1, c2)
+    for f in (dst, dst_ii, src_ii, src):
+        f.close()
