@@ -7,9 +7,10 @@
  * response payload, a separate iovec after the 16-byte body, so it is
  * never copied again (STYLE.md rule 22).
  *
- * splice: the VFS moves the file's pages into a pipe of the connection
- * (no copy); the response promises exactly the bytes that are in the
- * pipe, and the transport sends header + pipe.  Only for a lone request
+ * splice: the VFS moves the file's pages into pipes of the connection
+ * (no copy), every pipe's range at once; the response promises exactly
+ * the bytes that are in the pipes, and the transport sends header +
+ * pipes.  Only for a lone request
  * whose response is neither signed nor encrypted, of at least "min splice
  * size" bytes, with a ring that can splice; otherwise, or when the stack
  * cannot splice (vfs_noop, a file system without splice_read) or no pipe
@@ -33,6 +34,11 @@ struct smb2_read_state {
 	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
 	struct smbd_splice *sp;         /* splice mode: the pipes */
+	/* splice mode: one file -> pipe splice per pipe, all in flight */
+	struct tevent_req *sub[SMBD_SPLICE_READ_PIPES];
+	size_t got[SMBD_SPLICE_READ_PIPES];
+	int ret[SMBD_SPLICE_READ_PIPES];
+	unsigned pending;
 	bool zerocopy;                  /* zerocopy mode */
 	int min_size;                   /* "min splice size" */
 	size_t nread;
@@ -127,33 +133,33 @@ static struct tevent_req *smb2_read_copy(struct tevent_req *req,
 	return subreq;
 }
 
-/* What the next pipe takes: a pipe's worth or the rest. */
-static size_t smb2_read_chunk(const struct smb2_read_state *state)
-{
-	size_t left = state->r.length - state->nread;
-
-	return left < state->sp->chunk ? left : state->sp->chunk;
-}
-
 /*
- * splice mode: the file's next bytes into the next pipe.  One pipe at a
- * time, so that the pipes hold one contiguous range even if the file
- * ends (or is truncated) in the middle.
+ * splice mode: each pipe's range of the file into it, all at once (one
+ * submission, not one loop pass per pipe).  The pipes' ranges follow
+ * each other (smbd_splice_get sized them); smb2_read_spliced keeps the
+ * contiguous prefix.
  */
-static struct tevent_req *smb2_read_splice_next(struct tevent_req *req,
-						struct smb2_read_state *state)
+static bool smb2_read_splice_all(struct tevent_req *req,
+				 struct smb2_read_state *state)
 {
 	struct smbd_splice *sp = state->sp;
-	struct tevent_req *subreq = NULL;
+	uint64_t off = state->r.offset;
+	unsigned i;
 
-	subreq = vfs_splice_read_send(state, state->ev, state->open->fh,
-				      sp->wr[sp->nsrc], smb2_read_chunk(state),
-				      state->r.offset + state->nread, sp);
-	if (tevent_req_nomem(subreq, req)) {
-		return NULL;
+	for (i = 0; i < sp->n; i++) {
+		state->sub[i] = vfs_splice_read_send(state, state->ev,
+						     state->open->fh,
+						     sp->wr[i], sp->src[i].len,
+						     off, sp);
+		if (tevent_req_nomem(state->sub[i], req)) {
+			return false;
+		}
+		tevent_req_set_callback(state->sub[i], smb2_read_spliced,
+					req);
+		state->pending++;
+		off += sp->src[i].len;
 	}
-	tevent_req_set_callback(subreq, smb2_read_spliced, req);
-	return subreq;
+	return true;
 }
 
 /* Nothing read (at or past EOF), or less than MinimumCount. */
@@ -214,9 +220,45 @@ struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
 	if (smb2_read_may_splice(req, &state->r)) {
 		state->sp = smbd_splice_get(req->conn, state, state->r.length);
 	}
-	subreq = state->sp != NULL ? smb2_read_splice_next(result, state) :
-		smb2_read_copy(result, state);
+	if (state->sp != NULL) {
+		return smb2_read_splice_all(result, state) ? result :
+			tevent_req_post(result, ev);
+	}
+	subreq = smb2_read_copy(result, state);
 	return subreq != NULL ? result : tevent_req_post(result, ev);
+}
+
+/*
+ * The pipes hold the READ's data when every pipe up to the first short
+ * one is full and every pipe after it is empty (the file ends there).
+ * Bytes after a short pipe (the file shrank and grew again while the
+ * splices ran) would be out of place: then the pipes are dropped and
+ * the READ copied.  The bytes in the pipes are then the data's prefix,
+ * src[0..nsrc).
+ */
+static bool smb2_read_pipes_contiguous(struct smb2_read_state *state)
+{
+	struct smbd_splice *sp = state->sp;
+	bool ended = false;
+	unsigned i;
+
+	state->nread = 0;
+	sp->nsrc = 0;
+	for (i = 0; i < sp->n; i++) {
+		if (ended) {
+			if (state->got[i] > 0) {
+				return false;
+			}
+			continue;
+		}
+		/* nsrc == i here: src[i] is still the range asked for */
+		ended = state->got[i] < sp->src[i].len;
+		if (state->got[i] > 0) {
+			sp->src[sp->nsrc++].len = state->got[i];
+			state->nread += state->got[i];
+		}
+	}
+	return true;
 }
 
 static void smb2_read_spliced(struct tevent_req *subreq)
@@ -226,31 +268,45 @@ static void smb2_read_spliced(struct tevent_req *subreq)
 	struct smb2_read_state *state = tevent_req_data(req,
 						struct smb2_read_state);
 	struct smbd_splice *sp = state->sp;
-	size_t want = smb2_read_chunk(state);
-	size_t n = 0;
-	int ret = vfs_splice_read_recv(subreq, &n);
+	size_t moved = 0;
+	int err = 0;
+	unsigned i;
 
+	for (i = 0; i + 1 < sp->n && state->sub[i] != subreq; i++) {
+	}
+	state->ret[i] = vfs_splice_read_recv(subreq, &state->got[i]);
 	TALLOC_FREE(subreq);
-	if ((ret == -ENOSYS || ret == -EINVAL) && sp->nsrc == 0) {
+	state->sub[i] = NULL;
+	if (--state->pending > 0) {
+		return;
+	}
+	for (i = 0; i < sp->n; i++) {
+		moved += state->got[i];
+		if (state->ret[i] < 0 && err == 0) {
+			err = state->ret[i];
+		}
+	}
+	if ((err == -ENOSYS || err == -EINVAL) && moved == 0) {
 		/* this stack or file cannot splice: nothing moved, copy */
 		smbd_splice_put(state->conn, sp);
 		state->sp = NULL;
 		smb2_read_copy(req, state);
 		return;
 	}
-	if (ret == 0 && n > 0) {
-		sp->src[sp->nsrc++].len = n;
-		state->nread += n;
-	}
-	if (ret == 0 && n == want && state->nread < state->r.length) {
-		smb2_read_splice_next(req, state);      /* the next pipe */
+	if (err == 0 && !smb2_read_pipes_contiguous(state)) {
+		DBG_INFO("%s: READ splices not contiguous (file changed "
+			 "under them): copied\n", state->conn->peer);
+		smbd_splice_discard(state->conn, sp);
+		state->sp = NULL;
+		state->nread = 0;
+		smb2_read_copy(req, state);
 		return;
 	}
-	if (ret < 0 || smb2_read_short(state)) {
+	if (err < 0 || smb2_read_short(state)) {
 		/* bytes may sit in the pipes: they must not serve again */
 		smbd_splice_discard(state->conn, sp);
 		state->sp = NULL;
-		tevent_req_nterror(req, ret < 0 ? vfs_errno_status(ret) :
+		tevent_req_nterror(req, err < 0 ? vfs_errno_status(err) :
 				   NT_STATUS_END_OF_FILE);
 		return;
 	}
