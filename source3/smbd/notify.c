@@ -738,6 +738,13 @@ static void ctx_readable(struct tevent_context *ev, struct tevent_fd *fde,
 	ctx_batch_done(touched);
 }
 
+void smbd_notify_flush(struct smbd_notify_ctx *ctx)
+{
+	if (ctx != NULL && ctx->watchers != NULL) {
+		ctx_readable(ctx->ev, ctx->fde, TEVENT_FD_READ, ctx);
+	}
+}
+
 /* --- contexts and watchers ------------------------------------------- */
 
 static void watcher_detach(struct smbd_notify_watcher *w)

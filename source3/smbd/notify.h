@@ -100,6 +100,16 @@ struct smbd_notify_ctx *smbd_notify_ctx_new(TALLOC_CTX *mem_ctx,
 					    size_t max_watches);
 
 /*
+ * Reads the events the kernel has queued now (non-blocking), as the fd
+ * handler would on the next loop pass; nothing without watchers.  Called
+ * after a request that may change a directory, before its response goes
+ * out: the changes it caused reach waiting CHANGE_NOTIFYs before the
+ * client can cause more (a client sees one change per request, as on
+ * Windows, not whatever piled up until the loop got to the fd).
+ */
+void smbd_notify_flush(struct smbd_notify_ctx *ctx);
+
+/*
  * Watch the directory open as dirfd (which must stay open as long as
  * the watcher lives; O_PATH is fine) for what filter asks, with its
  * subdirectories when tree.  max_buffer is what may be buffered between

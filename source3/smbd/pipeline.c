@@ -4,7 +4,11 @@
  * Compounds are processed one at a time per connection, in arrival order,
  * and the elements of a compound one after another.  This keeps a CLOSE
  * from overtaking a READ on the same open (RELIABILITY.md item 41) without
- * any reference counting; the transport keeps receiving (up to
+ * any reference counting.  The one exception: lone READs (not in a
+ * compound) that follow each other run side by side, as a client at queue
+ * depth > 1 sends them, so that their file I/O goes to the ring in one
+ * submission; whatever follows them (a CLOSE, a WRITE) waits until all
+ * of them are done, as it waited for one.  The transport keeps receiving (up to
  * SMBD_MAX_QUEUED PDUs) and sending while a command runs.  A command that
  * waits on something other than the disk (a blocking lock, a change
  * notification) goes async instead (pipeline_async.c): STATUS_PENDING now,
@@ -19,6 +23,7 @@
 #include "source3/smbd/credits.h"
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/encryption.h"
+#include "source3/smbd/notify.h"
 #include "source3/smbd/pipeline_private.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/session.h"
@@ -52,14 +57,77 @@ struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn)
 	return conn->pipeline->credits;
 }
 
+/* A READ alone in its PDU: may run beside other lone READs. */
+static bool lone_read(const struct smbd_compound *c)
+{
+	return c->count == 1 && c->conn->dialect != 0 &&
+	       c->pdus[0].hdr.command == SMB2_OP_READ &&
+	       NT_STATUS_IS_OK(c->pdus[0].status) && c->in_splice == NULL;
+}
+
+/* The Length a lone READ asks for (0 if its body is too short). */
+static size_t read_length(const struct smbd_compound *c)
+{
+	const struct smb2_pdu *pdu = &c->pdus[0];
+
+	return pdu->body_len >= 8 ? pull_le32(pdu->body + 4) : 0;
+}
+
+/*
+ * The first compound that may start now, or NULL: the head if it has not
+ * started; else, while every started compound is a lone READ, the lone
+ * READ right behind them (up to SMBD_MAX_PARALLEL_READS and _BYTES).
+ */
+static struct smbd_compound *next_to_start(struct smbd_pipeline *p)
+{
+	struct smbd_compound *c = NULL;
+	size_t bytes = 0;
+	unsigned n = 0;
+
+	for (c = p->queue; c != NULL && c->started; c = c->next) {
+		if (!lone_read(c)) {
+			return NULL;
+		}
+		bytes += read_length(c);
+		n++;
+	}
+	if (c == NULL || c == p->queue) {
+		return c;
+	}
+	if (!lone_read(c) || n >= SMBD_MAX_PARALLEL_READS ||
+	    bytes + read_length(c) > SMBD_MAX_PARALLEL_READ_BYTES) {
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * Starts what may start (next_to_start), one after another.  Never
+ * re-entered: a compound that finishes while this runs (its response
+ * queued, its place in the queue freed) lets the loop go on instead.
+ */
 static void pipeline_start_next(struct smbd_pipeline *p)
 {
-	if (smbd_transport_congested(p->conn)) {
-		return;                 /* smbd_pipeline_kick() resumes */
+	struct smbd_compound *c = NULL;
+	unsigned i;
+
+	if (p->starting) {
+		return;
 	}
-	if (p->queue != NULL && p->queue->cur == 0 && p->queue->req == NULL) {
-		compound_next(p->queue);
+	p->starting = true;
+	/* bounded: each pass starts one compound of at most SMBD_MAX_QUEUED */
+	for (i = 0; i <= SMBD_MAX_QUEUED && !p->conn->terminating; i++) {
+		if (smbd_transport_congested(p->conn)) {
+			break;          /* smbd_pipeline_kick() resumes */
+		}
+		c = next_to_start(p);
+		if (c == NULL) {
+			break;
+		}
+		c->started = true;
+		compound_next(c);       /* may finish (and free) c */
 	}
+	p->starting = false;
 }
 
 void smbd_pipeline_kick(struct smbd_conn *conn)
@@ -77,13 +145,26 @@ bool smbd_pipeline_busy(const struct smbd_conn *conn)
 		return false;
 	}
 	c = conn->pipeline->queue;
-	return c->cur > 0 || c->req != NULL;
+	return c->started;
 }
 
 bool smbd_pipeline_running(const struct smbd_conn *conn)
 {
-	return conn->pipeline != NULL && conn->pipeline->queue != NULL &&
-	       conn->pipeline->queue->running;
+	return conn->pipeline != NULL && conn->pipeline->nrunning > 0;
+}
+
+static void set_running(struct smbd_compound *c, bool on)
+{
+	struct smbd_pipeline *p = c->conn->pipeline;
+
+	if (c->running != on) {
+		c->running = on;
+		if (on) {
+			p->nrunning++;
+		} else {
+			p->nrunning--;
+		}
+	}
 }
 
 static void pipeline_resume(struct tevent_context *ev,
@@ -145,6 +226,13 @@ void smbd_pipeline_got_spliced_write(struct smbd_conn *conn, uint8_t *buf,
 	pipeline_got(conn, buf, len, sp, payload);
 }
 
+/* Freed while its command runs (the connection goes): not running. */
+static int compound_destructor(struct smbd_compound *c)
+{
+	set_running(c, false);
+	return 0;
+}
+
 static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
 			 struct smbd_splice *sp, size_t payload)
 {
@@ -165,6 +253,7 @@ static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
 		return;
 	}
 	c->conn = conn;
+	talloc_set_destructor(c, compound_destructor);
 	c->buf = talloc_steal(c, buf);
 	c->len = len;
 	/* the transport made sure: a lone WRITE, data after the head */
@@ -698,11 +787,11 @@ static bool element_run(struct smbd_compound *c)
 
 static bool element_start(struct smbd_compound *c)
 {
-	c->running = true;
+	set_running(c, true);
 	if (element_run(c)) {
 		return true;
 	}
-	c->running = false;
+	set_running(c, false);
 	return false;
 }
 
@@ -790,7 +879,7 @@ static void element_done(struct tevent_req *subreq)
 	status = c->cmd->recv(subreq, c, &rsp);
 	TALLOC_FREE(subreq);
 	c->subreq = NULL;
-	c->running = false;
+	set_running(c, false);
 	smbd_pipeline_channels_idle(c->conn->server);
 	if (c->conn->terminating) {
 		compound_finish(c);
@@ -884,10 +973,32 @@ static void send_spliced(struct smbd_compound *c)
 				   c->splice_len);
 }
 
+/* Whether c may have changed a directory (smbd_notify_flush). */
+static bool compound_may_change(const struct smbd_compound *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->count; i++) {
+		switch (c->pdus[i].hdr.command) {
+		case SMB2_OP_CREATE:
+		case SMB2_OP_CLOSE:
+		case SMB2_OP_WRITE:
+		case SMB2_OP_SET_INFO:
+		case SMB2_OP_IOCTL:
+			return true;
+		}
+	}
+	return false;
+}
+
 static void compound_finish(struct smbd_compound *c)
 {
 	struct smbd_conn *conn = c->conn;
 	struct smbd_pipeline *p = conn->pipeline;
+
+	if (!conn->terminating && compound_may_change(c)) {
+		smbd_notify_flush(conn->server->notify);
+	}
 
 	DLIST_REMOVE_SIMPLE(p->queue, c);
 	if (p->queued-- == SMBD_MAX_QUEUED) {

@@ -213,8 +213,12 @@ void smbd_async_cancel(struct smbd_conn *conn, const struct smb2_pdu *pdu)
 			return;
 		}
 	}
-	if (!by_async && c != NULL && c->subreq != NULL &&
-	    c->pdus[c->cur].hdr.message_id == pdu->hdr.message_id) {
-		tevent_req_cancel(c->subreq);
+	/* the running compounds: the head, and lone READs behind it */
+	for (; !by_async && c != NULL && c->started; c = c->next) {
+		if (c->subreq != NULL && c->cur < c->count &&
+		    c->pdus[c->cur].hdr.message_id == pdu->hdr.message_id) {
+			tevent_req_cancel(c->subreq);
+			return;
+		}
 	}
 }

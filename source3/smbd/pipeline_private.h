@@ -11,6 +11,12 @@
 #include "source3/smbd/pipeline.h"
 
 #define SMBD_MAX_QUEUED 64
+/*
+ * Lone READs that may run side by side (pipeline.c): at most this many,
+ * asking for at most this many bytes together (the first always runs).
+ */
+#define SMBD_MAX_PARALLEL_READS 32
+#define SMBD_MAX_PARALLEL_READ_BYTES (8 * 1024 * 1024)
 /* Requests one connection may have waiting async (blocking locks ...) */
 #define SMBD_MAX_ASYNC 512
 /* Room for a compound's response, below the 16 MiB NBT frame limit. */
@@ -56,6 +62,7 @@ struct smbd_compound {
 	struct smbd_request *req;
 	struct tevent_req *subreq;      /* the running command */
 	bool running;                   /* from element_start to its end */
+	bool started;                   /* compound_next called for it */
 	const struct smbd_cmd *cmd;
 	struct smbd_elem_out *elems;    /* one per response element */
 	int num_elems;
@@ -70,8 +77,14 @@ struct smbd_compound {
 struct smbd_pipeline {
 	struct smbd_conn *conn;
 	struct smbd_credits *credits;
-	struct smbd_compound *queue;    /* head is running */
+	/*
+	 * In arrival order.  The head runs; behind it, lone READs may run
+	 * too while everything ahead of them is a running lone READ.
+	 */
+	struct smbd_compound *queue;
 	size_t queued;
+	unsigned nrunning;              /* compounds with running set */
+	bool starting;                  /* pipeline_start_next is running */
 	struct smbd_async *pending;     /* went async (pipeline_async.c) */
 	/* the head compound waits for other channels (channel_wait) */
 	bool channel_wait;
