@@ -699,6 +699,42 @@ static void sign_error(struct smbd_compound *c, const struct smb2_pdu *pdu)
 }
 
 /*
+ * What later RELATED_OPERATIONS elements inherit, taken once this
+ * element's ids are resolved, whether it then fails or not (MS-SMB2
+ * 3.3.5.2.7.2): the session, tree and open this element used.  One
+ * whose session or tree did not resolve (a bad id, or ECHO, which has
+ * none) leaves none, so a related element that needs it fails with
+ * INVALID_PARAMETER (smbtorture smb2.compound.invalid2).  An unrelated
+ * element starts the file afresh: a related element after one whose
+ * FileId named nothing does not reach back to an earlier CREATE's open
+ * (smb2.compound.invalid3).  CLOSE frees the open, so its ids are taken
+ * here, before the command runs.
+ */
+static void inherit_resolved(struct smbd_compound *c,
+			     const struct smb2_pdu *pdu)
+{
+	const struct smbd_request *req = c->req;
+
+	c->have_session = req != NULL && req->session != NULL;
+	if (c->have_session) {
+		c->session_id = req->session->id;
+	}
+	c->have_tcon = req != NULL && req->tcon != NULL;
+	if (c->have_tcon) {
+		c->tree_id = req->tcon->id;
+	}
+	if (!(pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
+		c->have_file = false;
+		c->related_status = NT_STATUS_OK;
+	}
+	if (req != NULL && req->open != NULL) {
+		c->file_persistent = req->open->persistent_id;
+		c->file_volatile = req->open->volatile_id;
+		c->have_file = true;
+	}
+}
+
+/*
  * Starts the current element; returns false when it completed (or the
  * connection is going away) without starting a command.
  */
@@ -754,6 +790,7 @@ static bool element_run(struct smbd_compound *c)
 		c->req->credits = credits;
 		status = element_prepare(c, c->cmd, c->req);
 	}
+	inherit_resolved(c, pdu);
 	if (NT_STATUS_IS_OK(status) && c->crypto == NULL) {
 		status = check_signature(c, pdu, c->req);
 	}
@@ -842,23 +879,26 @@ static void compound_next(struct smbd_compound *c)
 	compound_finish(c);
 }
 
-/* What later RELATED_OPERATIONS elements inherit from this one. */
+/*
+ * What the command itself adds for later RELATED_OPERATIONS elements: a
+ * new session or tree, a created open, and a CREATE's status (a failed
+ * CREATE fails the related elements after it with its status).  After
+ * LOGOFF/TREE_DISCONNECT the ids stay and the lookup fails with
+ * USER_SESSION_DELETED / NETWORK_NAME_DELETED.
+ */
 static void remember_related(struct smbd_compound *c, NTSTATUS status)
 {
 	struct smbd_request *req = c->req;
 	const struct smb2_pdu *pdu = &c->pdus[c->cur];
 
-	c->session_id = req->session != NULL ? req->session->id :
-		pdu->hdr.session_id;
-	c->tree_id = req->tcon != NULL ? req->tcon->id : pdu->hdr.tree_id;
-	/*
-	 * A related element after one without a session or tree (ECHO)
-	 * is malformed; after LOGOFF/TREE_DISCONNECT the ids stay and the
-	 * lookup fails with USER_SESSION_DELETED / NETWORK_NAME_DELETED.
-	 */
-	c->have_session = req->session != NULL ||
-		c->cmd->need >= SMBD_NEED_SESSION;
-	c->have_tcon = req->tcon != NULL || c->cmd->need >= SMBD_NEED_TCON;
+	if (req->session != NULL) {
+		c->session_id = req->session->id;
+		c->have_session = true;
+	}
+	if (req->tcon != NULL) {
+		c->tree_id = req->tcon->id;
+		c->have_tcon = true;
+	}
 	if (req->created != NULL) {
 		c->file_persistent = req->created->persistent_id;
 		c->file_volatile = req->created->volatile_id;

@@ -82,7 +82,12 @@ static bool copychunk_within_limits(const struct smb2_copychunk_copy *cc)
 	return total <= COPYCHUNK_MAX_TOTAL_LEN;
 }
 
-/* 3.3.5.15.6: the access the two opens need, in Samba's order */
+/*
+ * 3.3.5.15.6: the access the two opens need, in Samba's order.  The
+ * source is read as an executable image may be: FILE_READ_DATA or
+ * FILE_EXECUTE (smbtorture smb2.ioctl.copy_chunk_bad_access, which
+ * Windows and Samba pass).  The resume key itself needs no access.
+ */
 static NTSTATUS copychunk_check_opens(uint32_t code,
 				      const struct smbd_open *src,
 				      const struct smbd_open *dst)
@@ -95,7 +100,7 @@ static NTSTATUS copychunk_check_opens(uint32_t code,
 	    !(dst->access_mask & SMB2_FILE_READ_DATA)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (!(src->access_mask & SMB2_FILE_READ_DATA)) {
+	if (!(src->access_mask & (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE))) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (src->is_dir || dst->is_dir || src->fh->is_path_only ||

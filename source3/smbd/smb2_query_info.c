@@ -28,7 +28,6 @@ static bool qi_known_file_class(uint8_t c)
 	switch (c) {
 	case SMB2_FILE_OBJECT_ID_INFORMATION:
 	case SMB2_FILE_REPARSE_POINT_INFORMATION:
-	case SMB2_FILE_NORMALIZED_NAME_INFORMATION:
 	case SMB2_FILE_ID_INFORMATION:
 	case SMB2_FILE_PIPE_INFORMATION:
 	case SMB2_FILE_PIPE_LOCAL_INFORMATION:
@@ -42,6 +41,23 @@ static bool qi_known_fs_class(uint8_t c)
 {
 	return c == SMB2_FS_DRIVER_PATH_INFORMATION ||
 	       c == SMB2_FS_VOLUME_FLAGS_INFORMATION;
+}
+
+/*
+ * The classes MS-SMB2 3.3.5.20.1 refuses without FILE_READ_ATTRIBUTES
+ * (the pipe ones too, but we have no pipes).  FullEa checks FILE_READ_EA
+ * in ea.c, security descriptors READ_CONTROL in secdesc.c.
+ */
+static bool qi_needs_read_attributes(uint8_t c)
+{
+	switch (c) {
+	case SMB2_FILE_BASIC_INFORMATION:
+	case SMB2_FILE_ALL_INFORMATION:
+	case SMB2_FILE_NETWORK_OPEN_INFORMATION:
+	case SMB2_FILE_ATTRIBUTE_TAG_INFORMATION:
+		return true;
+	}
+	return false;
 }
 
 /* FILE_NAME_INFORMATION with its first WCHAR: Windows' least buffer */
@@ -85,14 +101,50 @@ static NTSTATUS qi_alt_name(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 				  out_len);
 }
 
-static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_open *open,
-			const struct smb2_query_info_req *r, uint8_t **out,
-			size_t *out_len)
+/*
+ * FileNormalizedNameInformation (MS-FSCC 2.4.30): FileNameInformation's
+ * layout with the name as it is on disk, relative to the share root and
+ * without the leading backslash; the root's name is empty.  Only 3.1.1
+ * has it: older dialects get NOT_SUPPORTED (MS-SMB2 3.3.5.20.1).
+ */
+static NTSTATUS qi_normalized_name(TALLOC_CTX *mem_ctx,
+				   struct smbd_request *req,
+				   const struct smb2_query_info_req *r,
+				   uint8_t **out, size_t *out_len)
 {
 	struct smb2_name16 name = {};
 	struct smb2_file_meta m;
 	NTSTATUS status;
 
+	if (req->conn->dialect < SMB2_DIALECT_0311) {
+		return NT_STATUS_NOT_SUPPORTED;
+	}
+	status = smbd_open_meta(req->open, &m);
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_filename_wire(mem_ctx, req->open->name, &name);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	/* smbd_filename_wire starts with one UTF-16 backslash: drop it */
+	name.data += 2;
+	name.len -= 2;
+	return smb2_fileinfo_push(mem_ctx, SMB2_FILE_NAME_INFORMATION, &m,
+				  &name, r->output_buffer_length, out, out_len);
+}
+
+static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_request *req,
+			const struct smb2_query_info_req *r, uint8_t **out,
+			size_t *out_len)
+{
+	struct smbd_open *open = req->open;
+	struct smb2_name16 name = {};
+	struct smb2_file_meta m;
+	NTSTATUS status;
+
+	if (r->file_info_class == SMB2_FILE_NORMALIZED_NAME_INFORMATION) {
+		return qi_normalized_name(mem_ctx, req, r, out, out_len);
+	}
 	if (r->file_info_class == SMB2_FILE_ALTERNATE_NAME_INFORMATION) {
 		return qi_alt_name(mem_ctx, open, r, out, out_len);
 	}
@@ -102,6 +154,10 @@ static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	if (smb2_fileinfo_min_size(r->file_info_class) == 0) {
 		return qi_known_file_class(r->file_info_class) ?
 			NT_STATUS_NOT_SUPPORTED : NT_STATUS_INVALID_INFO_CLASS;
+	}
+	if (qi_needs_read_attributes(r->file_info_class) &&
+	    !(open->access_mask & SMB2_FILE_READ_ATTRIBUTES)) {
+		return NT_STATUS_ACCESS_DENIED;
 	}
 	status = smbd_open_meta(open, &m);
 	if (NT_STATUS_IS_OK(status) &&
@@ -232,7 +288,7 @@ static NTSTATUS qi_dispatch(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 {
 	switch (r->info_type) {
 	case SMB2_INFO_FILE:
-		return qi_file(mem_ctx, req->open, r, out, out_len);
+		return qi_file(mem_ctx, req, r, out, out_len);
 	case SMB2_INFO_FILESYSTEM:
 		return qi_fs(mem_ctx, req->tcon, r, out, out_len);
 	case SMB2_INFO_SECURITY:

@@ -72,7 +72,10 @@ static NTSTATUS smb2_write_check_req(const struct smbd_request *req,
 /*
  * Access, then the range (STYLE 16).  An open with APPEND_DATA but not
  * WRITE_DATA may only append: Offset 2^64-1 means the end of the file
- * (MS-FSA 2.1.5.4), any other offset is ACCESS_DENIED.
+ * (MS-FSA 2.1.5.4), and so does an Offset that is the current end of
+ * file (clients fill a file they just created from offset 0 on such a
+ * handle: smbtorture's copychunk setup; Windows takes it).  Any other
+ * offset would touch existing bytes or leave a hole: ACCESS_DENIED.
  */
 static NTSTATUS smb2_write_check_access(const struct smbd_request *req,
 					const struct smb2_write_req *w,
@@ -88,12 +91,13 @@ static NTSTATUS smb2_write_check_access(const struct smbd_request *req,
 	}
 	*offset = w->offset;
 	if (access == SMB2_FILE_APPEND_DATA) {
-		if (w->offset != SMB2_WRITE_OFFSET_EOF) {
-			return NT_STATUS_ACCESS_DENIED;
-		}
 		status = vfs_fstat(open->fh, &st);
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;
+		}
+		if (w->offset != SMB2_WRITE_OFFSET_EOF &&
+		    w->offset != st.stx_size) {
+			return NT_STATUS_ACCESS_DENIED;
 		}
 		*offset = st.stx_size;
 	}

@@ -348,6 +348,58 @@ def test_copychunk_source_without_read(client, wsrv):
     assert (Path(wsrv.tree.share) / "nr_dst.bin").read_bytes() == b""
 
 
+def test_copychunk_source_with_execute_only(client, wsrv):
+    """FILE_EXECUTE reads the source as FILE_READ_DATA does (smbtorture
+    smb2.ioctl.copy_chunk_bad_access); the resume key needs no access."""
+    data = rand_bytes(4096, 4)
+    # executable on disk: Samba maps FILE_EXECUTE to the x bit
+    os.chmod(fresh(wsrv, "ex_src.bin", data), 0o777)
+    fresh(wsrv, "ex_dst.bin", b"")
+    src = client.open("ex_src.bin", A.FILE_EXECUTE | A.FILE_READ_ATTRIBUTES)
+    dst = client.open("ex_dst.bin")
+    key = resume_key(client, src)
+    st, out = client.ioctl(FSCTL_SRV_COPYCHUNK, dst.file_id,
+                           chunks_blob(key, [(0, 0, 4096)]), max_out=12)
+    assert st == OK
+    assert cc_rsp(out) == (1, 0, 4096)
+    src.close()
+    dst.close()
+    assert (Path(wsrv.tree.share) / "ex_dst.bin").read_bytes() == data
+
+
+def test_resume_key_needs_no_access(client, wsrv):
+    fresh(wsrv, "rk_attr.bin", b"x" * 10)
+    f = client.open("rk_attr.bin", A.FILE_READ_ATTRIBUTES)
+    assert len(resume_key(client, f)) == 24
+    f.close()
+
+
+@pytest.mark.parametrize("src_access,dst_access,ctl", [
+    # neither READ_DATA nor EXECUTE on the source
+    (A.FILE_READ_ATTRIBUTES, A.FILE_READ_DATA | A.FILE_WRITE_DATA,
+     FSCTL_SRV_COPYCHUNK),
+    # neither WRITE_DATA nor APPEND_DATA on the target
+    (A.FILE_READ_DATA, A.FILE_READ_DATA | A.FILE_READ_ATTRIBUTES,
+     FSCTL_SRV_COPYCHUNK_WRITE),
+    # COPYCHUNK (not _WRITE) also needs READ_DATA on the target
+    (A.FILE_READ_DATA, A.FILE_WRITE_DATA | A.FILE_EXECUTE,
+     FSCTL_SRV_COPYCHUNK),
+], ids=["src-attributes-only", "dst-no-write", "dst-no-read"])
+def test_copychunk_access_denied(client, wsrv, src_access, dst_access, ctl):
+    fresh(wsrv, "ad_src.bin", b"s" * 4096)
+    # executable on disk: Samba maps FILE_EXECUTE to the x bit
+    os.chmod(fresh(wsrv, "ad_dst.bin", b""), 0o777)
+    src = client.open("ad_src.bin", src_access)
+    dst = client.open("ad_dst.bin", dst_access)
+    key = resume_key(client, src)
+    st, _ = client.ioctl(ctl, dst.file_id, chunks_blob(key, [(0, 0, 4096)]),
+                         max_out=12)
+    assert st == ACCESS_DENIED
+    src.close()
+    dst.close()
+    assert (Path(wsrv.tree.share) / "ad_dst.bin").read_bytes() == b""
+
+
 SAMBA_DROPS = pytest.mark.skipif(
     SAMBA, reason="SAMBA_DIFFERS: Samba 4.17 drops the connection on a "
     "resume key it does not know")

@@ -309,6 +309,25 @@ def test_append_only_open(wserver):
     assert path.read_bytes() == b"start-more"
 
 
+def test_append_only_open_at_end_of_file(wserver):
+    """An append-only open may also name the end of file itself: a new
+    file filled from offset 0 (smbtorture's copychunk setup does it).
+    Past the end of file would leave a hole: refused (Samba 4.17 writes
+    anywhere)."""
+    path = scratch_file(wserver.wdir, "append0.bin", b"")
+    with Client(wserver.port) as c:
+        f = c.open(path.name, APPEND_DATA | READ_DATA)
+        assert f.write(b"abc", 0) == 3
+        assert f.write(b"def", 3) == 3
+        if TARGET != "samba":
+            assert status_of(lambda: f.write(b"X", 7)) == \
+                STATUS_ACCESS_DENIED
+            assert status_of(lambda: f.write(b"X", 5)) == \
+                STATUS_ACCESS_DENIED
+        f.close()
+    assert path.read_bytes() == b"abcdef"
+
+
 # ---------------------------------------------- signed and encrypted (users)
 
 USER, PASSWORD = "writer", "Wr1te-pw"
