@@ -1,7 +1,7 @@
 /*
  * Durable handle create contexts (MS-SMB2 2.2.13.2.3 DHnQ, 2.2.13.2.4
  * DHnC, 2.2.13.2.11 DH2Q, 2.2.13.2.12 DH2C; responses 2.2.14.2.3 and
- * 2.2.14.2.12).  Each has one exact length (STYLE.md rule 21); which
+ * 2.2.14.2.12) and the AppInstanceId that comes with DH2Q (2.2.13.2.13).  Each has one exact length (STYLE.md rule 21); which
  * combinations a CREATE may carry is decided here too, so smbd sees one
  * consistent request.
  */
@@ -127,4 +127,31 @@ uint8_t *smb2_durable_rsp_push(TALLOC_CTX *mem_ctx, bool v2,
 		smb2_wr_u64(&w, 0);		/* Reserved */
 	}
 	return smb2_rsp_finish(buf, &w, len);
+}
+
+NTSTATUS smb2_app_instance_pull(const struct smb2_create_ctx_list *l,
+				bool *present, uint8_t id[16])
+{
+	bool bad = false;
+	const struct smb2_create_ctx *c = durable_find(
+		l, SMB2_CREATE_TAG_APP_INSTANCE_ID, SMB2_APP_INSTANCE_ID_SIZE,
+		&bad);
+	struct smb2_cur cur;
+
+	*present = false;
+	memset(id, 0, 16);
+	if (c == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (bad) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	cur = smb2_cur_init(c->data, c->data_len);
+	if (smb2_cur_u16(&cur) != SMB2_APP_INSTANCE_ID_SIZE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	smb2_cur_skip(&cur, 2);			/* Reserved */
+	smb2_cur_copy(&cur, id, 16);
+	*present = true;
+	return cur.bad ? NT_STATUS_INVALID_PARAMETER : NT_STATUS_OK;
 }

@@ -713,6 +713,18 @@ struct smb2_durable_req {
 NTSTATUS smb2_durable_req_pull(const struct smb2_create_ctx_list *l,
 			       struct smb2_durable_req *out);
 
+/*
+ * SMB2_CREATE_APP_INSTANCE_ID (2.2.13.2.13): a context named by a GUID,
+ * 20 bytes of data (StructureSize 20, Reserved, AppInstanceId).
+ * *present false when absent; INVALID_PARAMETER when malformed.
+ */
+#define SMB2_CREATE_TAG_APP_INSTANCE_ID \
+	"\x45\xBC\xA6\x6A\xEF\xA7\xF7\x4A\x90\x08\xFA\x46\x2E\x14\x4D\x74"
+#define SMB2_APP_INSTANCE_ID_SIZE	20
+
+NTSTATUS smb2_app_instance_pull(const struct smb2_create_ctx_list *l,
+				bool *present, uint8_t id[16]);
+
 /* Response data: DHnQ (8 reserved bytes) or DH2Q (Timeout, Flags). */
 uint8_t *smb2_durable_rsp_push(TALLOC_CTX *mem_ctx, bool v2,
 			       uint32_t timeout, uint32_t flags, size_t *len);

@@ -11,6 +11,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/durable.h"
 #include "source3/smbd/oplock.h"
+#include "source3/smbd/pipeline.h"
 #include "source3/smbd/session.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
@@ -46,7 +47,8 @@ static const char *session_owner(const struct smbd_session *s)
 }
 
 bool smbd_durable_grant(struct smbd_open *open,
-			const struct smb2_durable_req *d)
+			const struct smb2_durable_req *d,
+			uint32_t create_action, const uint8_t *app_instance)
 {
 	struct smbd_tcon *tcon = open->tcon;
 	struct smbd_durable *dh = NULL;
@@ -63,6 +65,13 @@ bool smbd_durable_grant(struct smbd_open *open,
 	dh->timeout_ms = dh->v2 ? smbd_durable_v2_timeout(d->timeout) :
 		SMBD_DURABLE_V1_TIMEOUT_MS;
 	memcpy(dh->create_guid, d->create_guid, sizeof(dh->create_guid));
+	memcpy(dh->client_guid, tcon->session->conn->client_guid,
+	       sizeof(dh->client_guid));
+	dh->create_action = create_action;
+	if (app_instance != NULL && dh->v2) {
+		dh->has_app_instance = true;
+		memcpy(dh->app_instance_id, app_instance, 16);
+	}
 	dh->owner = talloc_strdup(dh, session_owner(tcon->session));
 	dh->share = talloc_strdup(dh, tcon->share->name);
 	if (dh->owner == NULL || dh->share == NULL) {
@@ -235,6 +244,95 @@ NTSTATUS smbd_durable_reconnect(struct smbd_tcon *tcon,
 	DBG_INFO("durable open of %s reconnected\n", open->name);
 	*out = open;
 	return NT_STATUS_OK;
+}
+
+/* ---- AppInstanceId (3.3.5.9.13) ---- */
+
+static bool app_instance_match(const struct smbd_open *o, const char *share,
+			       const char *path, const uint8_t id[16])
+{
+	const struct smbd_durable *dh = o->durable;
+
+	return dh != NULL && dh->has_app_instance &&
+	       memcmp(dh->app_instance_id, id, 16) == 0 &&
+	       strcmp(dh->share, share) == 0 && strcmp(o->name, path) == 0;
+}
+
+void smbd_durable_app_instance(struct smbd_tcon *tcon, const char *path,
+			       const uint8_t id[16])
+{
+	struct smbd_server *server = tcon->session->conn->server;
+	const char *share = tcon->share->name;
+	struct smbd_conn *c = NULL;
+	struct smbd_session *s = NULL;
+	struct smbd_tcon *t = NULL;
+	struct smbd_open *o = NULL, *next = NULL;
+
+	for (o = server->disconnected; o != NULL; o = next) {
+		next = o->next;
+		if (app_instance_match(o, share, path, id)) {
+			talloc_free(o);
+		}
+	}
+	for (c = server->conns; c != NULL; c = c->next) {
+		if (c != tcon->session->conn && smbd_pipeline_running(c)) {
+			continue;       /* what it runs may hold the open */
+		}
+		for (s = c->sessions; s != NULL; s = s->next) {
+			for (t = s->tcons; t != NULL; t = t->next) {
+				for (o = t->opens; o != NULL; o = next) {
+					next = o->next;
+					if (app_instance_match(o, share, path,
+							       id)) {
+						DBG_INFO("closing %s: same "
+							 "AppInstanceId\n",
+							 o->name);
+						talloc_free(o);
+					}
+				}
+			}
+		}
+	}
+}
+
+/* ---- replay of a CREATE (3.3.5.9.10) ---- */
+
+static bool replay_match(const struct smbd_open *o, const uint8_t guid[16],
+			 const struct smbd_session *s)
+{
+	const struct smbd_durable *dh = o->durable;
+
+	return dh != NULL && dh->v2 &&
+	       memcmp(dh->create_guid, guid, sizeof(dh->create_guid)) == 0 &&
+	       memcmp(dh->client_guid, s->conn->client_guid,
+		      sizeof(dh->client_guid)) == 0 &&
+	       strcasecmp(dh->owner, session_owner(s)) == 0;
+}
+
+struct smbd_open *smbd_durable_replay_find(struct smbd_session *s,
+					   const uint8_t create_guid[16])
+{
+	static const uint8_t zero[16];
+	struct smbd_conn *c = NULL;
+	struct smbd_session *ss = NULL;
+	struct smbd_tcon *t = NULL;
+	struct smbd_open *o = NULL;
+
+	if (memcmp(create_guid, zero, sizeof(zero)) == 0) {
+		return NULL;
+	}
+	for (c = s->conn->server->conns; c != NULL; c = c->next) {
+		for (ss = c->sessions; ss != NULL; ss = ss->next) {
+			for (t = ss->tcons; t != NULL; t = t->next) {
+				for (o = t->opens; o != NULL; o = o->next) {
+					if (replay_match(o, create_guid, s)) {
+						return o;
+					}
+				}
+			}
+		}
+	}
+	return NULL;
 }
 
 /* ---- another open meets a disconnected one ---- */

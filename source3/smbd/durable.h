@@ -27,6 +27,10 @@ struct smbd_durable {
 	uint32_t timeout_ms;
 	char *owner;                    /* the session's user */
 	char *share;                    /* the tcon's share name */
+	uint8_t client_guid[16];        /* of the connection that opened it */
+	uint32_t create_action;         /* what the CREATE did (replays) */
+	bool has_app_instance;
+	uint8_t app_instance_id[16];    /* SMB2_CREATE_APP_INSTANCE_ID */
 	/* while disconnected */
 	struct smbd_durable_vfs *vfs;
 	struct tevent_timer *expire;
@@ -41,7 +45,26 @@ uint32_t smbd_durable_v2_timeout(uint32_t requested);
  * (no response context); NO_MEMORY leaves it not durable too.
  */
 bool smbd_durable_grant(struct smbd_open *open,
-			const struct smb2_durable_req *d);
+			const struct smb2_durable_req *d,
+			uint32_t create_action, const uint8_t *app_instance);
+
+/*
+ * A CREATE with DH2Q and an AppInstanceId (3.3.5.9.13): another open of
+ * the same path on the same share with that AppInstanceId (an
+ * application's earlier instance, e.g. on a failed-over node) is closed
+ * without an oplock break.  One whose connection is running a command
+ * is left alone.
+ */
+void smbd_durable_app_instance(struct smbd_tcon *tcon, const char *path,
+			       const uint8_t id[16]);
+
+/*
+ * A CREATE with DH2Q and SMB2_FLAGS_REPLAY_OPERATION (3.3.5.9.10): the
+ * connected v2 open of this session's user and client with the same
+ * CreateGuid, or NULL (then the CREATE runs as a new one).
+ */
+struct smbd_open *smbd_durable_replay_find(struct smbd_session *s,
+					   const uint8_t create_guid[16]);
 
 /*
  * Its tcon goes with its session (tcon->keep_durable): keep a durable

@@ -25,6 +25,9 @@ struct create_args {
 	struct smb2_create_req r;
 	struct smb2_durable_req dh;     /* DHnQ, DH2Q, DHnC, DH2C */
 	bool durable_granted;
+	bool app_instance;              /* app_instance_id was given */
+	uint8_t app_instance_id[16];
+	int replay_oplock;              /* >= 0: a replay's OplockLevel */
 	char *path;
 	bool is_stream;
 	uint32_t access;                /* granted */
@@ -142,9 +145,17 @@ static NTSTATUS create_parse_durable(struct smbd_request *req,
 {
 	NTSTATUS status = smb2_durable_req_pull(&a->r.contexts, &a->dh);
 
+	if (NT_STATUS_IS_OK(status)) {
+		status = smb2_app_instance_pull(&a->r.contexts,
+						&a->app_instance,
+						a->app_instance_id);
+	}
 	if (NT_STATUS_IS_OK(status) && req->conn->dialect < SMB2_DIALECT_0300) {
 		a->dh.v2_request = false;
 		a->dh.v2_reconnect = false;
+	}
+	if (!a->dh.v2_request) {
+		a->app_instance = false;        /* only with DH2Q */
 	}
 	return status;
 }
@@ -298,7 +309,8 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 	size_t n = 0;
 	struct smb2_create_rsp out = {
 		.create_action = res->action,
-		.oplock_level = open->oplock_level,
+		.oplock_level = a->replay_oplock >= 0 ? a->replay_oplock :
+			open->oplock_level,
 		.file_id = { open->persistent_id, open->volatile_id },
 	};
 
@@ -355,7 +367,9 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 		TALLOC_FREE(open);
 		return status;
 	}
-	a->durable_granted = smbd_durable_grant(open, &a->dh);
+	a->durable_granted = smbd_durable_grant(
+		open, &a->dh, res->action,
+		a->app_instance ? a->app_instance_id : NULL);
 	*out = open;
 	return NT_STATUS_OK;
 }
@@ -384,6 +398,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	if (NT_STATUS_IS_OK(status) &&
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
 		status = NT_STATUS_TOO_MANY_OPENED_FILES;
+	}
+	if (NT_STATUS_IS_OK(status) && a->app_instance) {
+		smbd_durable_app_instance(req->tcon, a->path,
+					  a->app_instance_id);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_create_open(a, req->tcon, &p, res);
@@ -432,6 +450,43 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
 	return status;
 }
 
+/*
+ * A replayed CREATE with DH2Q (MS-SMB2 3.3.5.9.10): the open it made is
+ * answered again, unchanged; the OplockLevel (and with it the durable
+ * context) is the one the replay asks for when that is lower, as
+ * Windows does (smbtorture smb2.replay.replay-dhv2-oplock2).
+ */
+static bool create_replay(TALLOC_CTX *mem_ctx, struct smbd_request *req,
+			  struct create_args *a, struct smbd_response *rsp,
+			  struct smbd_open **out, NTSTATUS *status)
+{
+	struct smbd_create_result res = {};
+	struct smbd_open *open = NULL;
+	uint8_t level;
+
+	if (!a->dh.v2_request ||
+	    !(req->pdu->hdr.flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		return false;
+	}
+	open = smbd_durable_replay_find(req->session, a->dh.create_guid);
+	if (open == NULL || open->tcon != req->tcon) {
+		return false;
+	}
+	level = a->r.requested_oplock_level;
+	if (level == SMB2_OPLOCK_LEVEL_LEASE || level > open->oplock_level) {
+		level = open->oplock_level;
+	}
+	a->replay_oplock = level;
+	a->durable_granted = level == SMB2_OPLOCK_LEVEL_BATCH;
+	res.action = open->durable->create_action;
+	*status = vfs_fstat(open->fh, &res.st);
+	if (NT_STATUS_IS_OK(*status)) {
+		*status = create_response(mem_ctx, a, open, &res, rsp);
+	}
+	*out = open;
+	return true;
+}
+
 /* NT_STATUS_PENDING: wait for an oplock break of the file *wait_st */
 static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			   struct smbd_response *rsp, struct statx *wait_st)
@@ -444,7 +499,14 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (a == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
+	a->replay_oplock = -1;
 	status = create_parse(a, req, a);
+	if (NT_STATUS_IS_OK(status) &&
+	    create_replay(mem_ctx, req, a, rsp, &open, &status)) {
+		req->created = NT_STATUS_IS_OK(status) ? open : NULL;
+		talloc_free(a);
+		return status;
+	}
 	if (NT_STATUS_IS_OK(status) && create_is_reconnect(a)) {
 		status = create_reconnect(mem_ctx, req, a, rsp, &open);
 		req->created = NT_STATUS_IS_OK(status) ? open : NULL;

@@ -48,6 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct smb2_create_ctx *rqls = NULL;
 	struct smb2_lease lease;
 	struct smb2_durable_req dh;
+	uint8_t app_id[16];
+	bool present = false;
 	size_t n = 0;
 
 	if (l != NULL && NT_STATUS_IS_OK(smb2_create_ctx_parse(data, size,
@@ -57,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)smb2_lease_pull(rqls, &lease);
 		}
 		(void)smb2_durable_req_pull(l, &dh);
+		(void)smb2_app_instance_pull(l, &present, app_id);
 		roundtrip(ctx, l);
 	}
 	talloc_free(ctx);

@@ -1798,6 +1798,41 @@ static void test_durable__combinations(void **state)
 			 NT_STATUS_INVALID_PARAMETER.v);
 }
 
+static void test_durable__app_instance(void **state)
+{
+	uint8_t data[24] = { 20, 0, 0, 0, 0xA1, [19] = 0xA2 };
+	const char *tags[1] = { SMB2_CREATE_TAG_APP_INSTANCE_ID };
+	uint32_t lens[1] = { SMB2_APP_INSTANCE_ID_SIZE };
+	struct smb2_create_ctx_list l;
+	uint8_t id[16];
+	bool present = true;
+	uint32_t n = 0;
+
+	durable_list(&l, data, tags, lens, 0);
+	assert_true(IS_OK(smb2_app_instance_pull(&l, &present, id)));
+	assert_false(present);
+	durable_list(&l, data, tags, lens, 1);
+	assert_int_equal(l.ctx[0].name_len, 4);
+	l.ctx[0].name_len = 16;
+	assert_true(IS_OK(smb2_app_instance_pull(&l, &present, id)));
+	assert_true(present);
+	assert_int_equal(id[0], 0xA1);
+	assert_int_equal(id[15], 0xA2);
+	for (n = 0; n <= sizeof(data); n++) {
+		uint8_t *g = guard_dup(data, n);
+
+		l.ctx[0].data = g;
+		l.ctx[0].data_len = n;
+		assert_true(IS_OK(smb2_app_instance_pull(&l, &present, id)) ==
+			    (n == SMB2_APP_INSTANCE_ID_SIZE));
+		guard_free(g);
+	}
+	data[0] = 19;				/* StructureSize */
+	l.ctx[0].data = data;
+	l.ctx[0].data_len = SMB2_APP_INSTANCE_ID_SIZE;
+	assert_false(IS_OK(smb2_app_instance_pull(&l, &present, id)));
+}
+
 static void test_durable__rsp_push(void **state)
 {
 	static const uint8_t v1[8] = {};
@@ -2419,6 +2454,7 @@ int main(void)
 		T(test_durable__pull_each),
 		T(test_durable__combinations),
 		T(test_durable__rsp_push),
+		T(test_durable__app_instance),
 		T(test_close__capture),
 		T(test_close__rsp),
 		T(test_flush__pull),
