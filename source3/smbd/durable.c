@@ -134,6 +134,15 @@ bool smbd_durable_disconnect(struct smbd_open *open)
 	    open->oplock_break != NULL) {
 		return false;
 	}
+	/*
+	 * Each keeps an fd no connection counts any more: at most what one
+	 * connection may hold (a quarter of RLIMIT_NOFILE), server-wide.
+	 */
+	if (server->num_disconnected >= server->max_handles_per_conn) {
+		DBG_NOTICE("too many disconnected durable opens: closing %s\n",
+			   open->name);
+		return false;
+	}
 	dh->expire = tevent_add_timer(
 		server->ev, dh,
 		tevent_timeval_current_ofs(dh->timeout_ms / 1000,
