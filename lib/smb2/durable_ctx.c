@@ -1,9 +1,10 @@
 /*
  * Durable handle create contexts (MS-SMB2 2.2.13.2.3 DHnQ, 2.2.13.2.4
  * DHnC, 2.2.13.2.11 DH2Q, 2.2.13.2.12 DH2C; responses 2.2.14.2.3 and
- * 2.2.14.2.12) and the AppInstanceId that comes with DH2Q (2.2.13.2.13).  Each has one exact length (STYLE.md rule 21); which
- * combinations a CREATE may carry is decided here too, so smbd sees one
- * consistent request.
+ * 2.2.14.2.12) and the AppInstanceId that comes with DH2Q (2.2.13.2.13).
+ * Each has one exact length (STYLE.md rule 21); which combinations a
+ * CREATE may carry is decided here too, so smbd sees one consistent
+ * request.
  */
 #include <string.h>
 #include "lib/smb2/smb2_private.h"

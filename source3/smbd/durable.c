@@ -53,8 +53,9 @@ bool smbd_durable_grant(struct smbd_open *open,
 	struct smbd_tcon *tcon = open->tcon;
 	struct smbd_durable *dh = NULL;
 
-	if ((!d->v1_request && !d->v2_request) || !tcon->share->durable_handles ||
-	    open->is_dir || open->oplock_level != SMB2_OPLOCK_LEVEL_BATCH) {
+	if ((!d->v1_request && !d->v2_request) ||
+	    !tcon->share->durable_handles || open->is_dir ||
+	    open->oplock_level != SMB2_OPLOCK_LEVEL_BATCH) {
 		return false;
 	}
 	dh = talloc_zero(open, struct smbd_durable);
