@@ -681,6 +681,54 @@ NTSTATUS smb2_lease_pull(const struct smb2_create_ctx *ctx,
 uint8_t *smb2_lease_push(TALLOC_CTX *mem_ctx, const struct smb2_lease *in,
 			 size_t *len);
 
+/*
+ * Durable handle contexts (MS-SMB2 2.2.13.2.3-2.2.13.2.5, 2.2.13.2.11,
+ * 2.2.13.2.12) as one request: which of DHnQ, DH2Q, DHnC, DH2C came and
+ * what they carry.  Exact lengths: DHnQ 16, DHnC 16, DH2Q 32, DH2C 36.
+ */
+#define SMB2_DHNQ_SIZE		16
+#define SMB2_DHNC_SIZE		16
+#define SMB2_DH2Q_SIZE		32
+#define SMB2_DH2C_SIZE		36
+#define SMB2_DHANDLE_FLAG_PERSISTENT	0x00000002
+
+struct smb2_durable_req {
+	bool v1_request;		/* DHnQ */
+	bool v2_request;		/* DH2Q */
+	bool v1_reconnect;		/* DHnC */
+	bool v2_reconnect;		/* DH2C */
+	uint32_t timeout;		/* DH2Q, milliseconds */
+	uint32_t flags;			/* DH2Q, DH2C */
+	uint8_t create_guid[16];	/* DH2Q, DH2C */
+	struct smb2_file_id file_id;	/* DHnC, DH2C */
+};
+
+/*
+ * The durable contexts of a CREATE (3.3.5.9.6, 3.3.5.9.7, 3.3.5.9.10,
+ * 3.3.5.9.12): INVALID_PARAMETER for a wrong length, a context given
+ * twice, DHnQ with DH2Q, or a reconnect with a context of the other
+ * version or with DH2Q; a DHnQ next to DHnC is ignored (v1_request
+ * cleared), as Windows does.
+ */
+NTSTATUS smb2_durable_req_pull(const struct smb2_create_ctx_list *l,
+			       struct smb2_durable_req *out);
+
+/*
+ * SMB2_CREATE_APP_INSTANCE_ID (2.2.13.2.13): a context named by a GUID,
+ * 20 bytes of data (StructureSize 20, Reserved, AppInstanceId).
+ * *present false when absent; INVALID_PARAMETER when malformed.
+ */
+#define SMB2_CREATE_TAG_APP_INSTANCE_ID \
+	"\x45\xBC\xA6\x6A\xEF\xA7\xF7\x4A\x90\x08\xFA\x46\x2E\x14\x4D\x74"
+#define SMB2_APP_INSTANCE_ID_SIZE	20
+
+NTSTATUS smb2_app_instance_pull(const struct smb2_create_ctx_list *l,
+				bool *present, uint8_t id[16]);
+
+/* Response data: DHnQ (8 reserved bytes) or DH2Q (Timeout, Flags). */
+uint8_t *smb2_durable_rsp_push(TALLOC_CTX *mem_ctx, bool v2,
+			       uint32_t timeout, uint32_t flags, size_t *len);
+
 struct smb2_create_req {
 	uint8_t security_flags;
 	uint8_t requested_oplock_level;

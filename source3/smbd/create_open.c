@@ -11,6 +11,7 @@
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/casefold.h"
+#include "source3/smbd/durable.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
@@ -380,9 +381,19 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 
 	out->path = NULL;
 	/* a name created or removed between our two steps: look again */
-	for (tries = 0; tries < 2; tries++) {
+	for (tries = 0; tries < 3; tries++) {
 		status = open_existing(mem_ctx, tcon, &q, out);
 		status = open_folded(mem_ctx, tcon, &q, status, out);
+		if (NT_STATUS_IS_OK(status) &&
+		    smbd_durable_contend(tcon->session->conn->server,
+					 &out->st, q.access, q.disposition)) {
+			/* a disconnected open went (and maybe the name) */
+			TALLOC_FREE(out->fh);
+			status = NT_STATUS_SHARING_VIOLATION;
+			q.path = p->path;
+			out->path = NULL;
+			continue;
+		}
 		if (NT_STATUS_IS_OK(status)) {
 			status = use_existing(tcon, &q, out);
 			break;

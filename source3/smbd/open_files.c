@@ -8,6 +8,7 @@
 #include "lib/util/dlist.h"
 #include "lib/util/nttime.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/durable.h"
 #include "source3/smbd/session.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/smbd_files.h"
@@ -17,6 +18,10 @@ static int smbd_open_destructor(struct smbd_open *open)
 	struct smbd_tcon *tcon = open->tcon;
 
 	smbd_file_detach(open);
+	if (tcon == NULL) {
+		smbd_durable_gone(open);        /* a disconnected one */
+		return 0;
+	}
 	DLIST_REMOVE_SIMPLE(tcon->opens, open);
 	tcon->num_opens--;
 	smbd_session_handles_add(tcon->session, -1);
@@ -52,6 +57,7 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 		return NULL;
 	}
 	open->tcon = tcon;
+	open->server = tcon->session->conn->server;
 	open->volatile_id = smbd_open_next_id(tcon);
 	open->persistent_id = open->volatile_id;
 	memset(open->lock_seq, SMBD_LOCK_SEQ_INVALID, sizeof(open->lock_seq));

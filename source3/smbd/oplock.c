@@ -171,7 +171,7 @@ static void break_timeout(struct tevent_context *ev, struct tevent_timer *te,
 
 static void break_start(struct smbd_open *open, uint8_t to)
 {
-	struct smbd_server *server = open->tcon->session->conn->server;
+	struct smbd_server *server = open->server;
 	struct smbd_oplock_break *b = talloc_zero(open,
 						  struct smbd_oplock_break);
 

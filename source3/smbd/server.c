@@ -14,6 +14,7 @@
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
 #include "lib/util/nttime.h"
+#include "source3/smbd/durable.h"
 #include "source3/smbd/logon_throttle.h"
 #include "source3/smbd/server.h"
 
@@ -264,5 +265,7 @@ int smbd_server_run(struct smbd_server *server)
 	while (server->conns != NULL) {
 		talloc_free(server->conns);
 	}
+	/* before the file table they are listed in */
+	smbd_durable_shutdown(server);
 	return 0;
 }

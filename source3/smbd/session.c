@@ -9,12 +9,19 @@
  * channel finds the session, its tcons and opens directly.
  */
 #include "lib/util/dlist.h"
+#include "source3/smbd/durable.h"
 #include "source3/smbd/session.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/pipeline.h"
 
 static int session_destructor(struct smbd_session *s)
 {
+	struct smbd_tcon *t = NULL;
+
+	/* LOGOFF, a dropped connection, a PreviousSessionId (durable.h) */
+	for (t = s->tcons; t != NULL; t = t->next) {
+		t->keep_durable = true;
+	}
 	while (s->tcons != NULL) {
 		talloc_free(s->tcons);
 	}
@@ -268,7 +275,9 @@ static int tcon_destructor(struct smbd_tcon *t)
 {
 	/* opens before the VFS handle whose root they hang below */
 	while (t->opens != NULL) {
-		talloc_free(t->opens);
+		if (!t->keep_durable || !smbd_durable_disconnect(t->opens)) {
+			talloc_free(t->opens);
+		}
 	}
 	DLIST_REMOVE_SIMPLE(t->session->tcons, t);
 	t->session->num_tcons--;

@@ -118,7 +118,7 @@ static struct smbd_file *file_new(struct smbd_server *server,
 
 NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st)
 {
-	struct smbd_server *server = open->tcon->session->conn->server;
+	struct smbd_server *server = open->server;
 	struct smbd_file *f = file_find(server, st);
 
 	if (f == NULL) {
@@ -141,7 +141,7 @@ NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st)
 /* The last close of a delete-pending file removes its name. */
 static void file_delete(struct smbd_open *open)
 {
-	NTSTATUS status = vfs_unlinkat(open->tcon->vfs, open->name,
+	NTSTATUS status = vfs_unlinkat(open->fh->vfs, open->name,
 				       open->is_dir ? AT_REMOVEDIR : 0);
 
 	if (!NT_STATUS_IS_OK(status)) {
@@ -261,7 +261,7 @@ NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on)
 
 static bool same_share(const struct smbd_open *a, const struct smbd_open *b)
 {
-	return strcmp(a->tcon->vfs->root_path, b->tcon->vfs->root_path) == 0;
+	return strcmp(a->fh->vfs->root_path, b->fh->vfs->root_path) == 0;
 }
 
 NTSTATUS smbd_file_renamed(struct smbd_open *open, const char *new_name)
@@ -308,7 +308,7 @@ bool smbd_file_blocks_child_rename(struct smbd_server *server,
 static bool open_is_below(const struct smbd_open *o, const char *root,
 			  const char *dir, size_t len)
 {
-	return strcmp(o->tcon->vfs->root_path, root) == 0 &&
+	return strcmp(o->fh->vfs->root_path, root) == 0 &&
 	       strncmp(o->name, dir, len) == 0 &&
 	       (len == 0 || o->name[len] == '/');
 }

@@ -13,6 +13,7 @@
 #include "lib/util/byteorder.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/durable.h"
 #include "source3/smbd/ea.h"
 #include "source3/smbd/secdesc.h"
 #include "source3/smbd/oplock.h"
@@ -22,6 +23,11 @@
 
 struct create_args {
 	struct smb2_create_req r;
+	struct smb2_durable_req dh;     /* DHnQ, DH2Q, DHnC, DH2C */
+	bool durable_granted;
+	bool app_instance;              /* app_instance_id was given */
+	uint8_t app_instance_id[16];
+	int replay_oplock;              /* >= 0: a replay's OplockLevel */
 	char *path;
 	bool is_stream;
 	uint32_t access;                /* granted */
@@ -124,11 +130,47 @@ static NTSTATUS create_check_access(struct smbd_tcon *tcon,
 	return NT_STATUS_OK;
 }
 
+static bool create_is_reconnect(const struct create_args *a)
+{
+	return a->dh.v1_reconnect || a->dh.v2_reconnect;
+}
+
+/*
+ * The durable contexts come first: a reconnect (DHnC, DH2C) ignores
+ * every other field of the request (smbtorture durable-open.reopen2),
+ * and DH2Q/DH2C are SMB 3.x only (MS-SMB2 3.3.5.9.10, 3.3.5.9.12).
+ */
+static NTSTATUS create_parse_durable(struct smbd_request *req,
+				     struct create_args *a)
+{
+	NTSTATUS status = smb2_durable_req_pull(&a->r.contexts, &a->dh);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = smb2_app_instance_pull(&a->r.contexts,
+						&a->app_instance,
+						a->app_instance_id);
+	}
+	if (NT_STATUS_IS_OK(status) && req->conn->dialect < SMB2_DIALECT_0300) {
+		a->dh.v2_request = false;
+		a->dh.v2_reconnect = false;
+	}
+	if (!a->dh.v2_request) {
+		a->app_instance = false;        /* only with DH2Q */
+	}
+	return status;
+}
+
 static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			     struct create_args *a)
 {
 	NTSTATUS status = smb2_create_req_pull(req->pdu, &a->r);
 
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_parse_durable(req, a);
+	}
+	if (NT_STATUS_IS_OK(status) && create_is_reconnect(a)) {
+		return status;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_check_options(&a->r);
 	}
@@ -147,11 +189,11 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 /*
  * Contexts that change what is opened are decided before opening:
  * extended attributes (ExtA) are checked by ea.c and applied to what
- * was created; there are no snapshots to open
- * (TWrp) and no durable handles to reconnect (DHnC/DH2C).  Asking for a
- * durable handle or a lease is not an error: neither is granted (no
- * response context, oplock level NONE).  A security descriptor (SecD) is
- * parsed first and mapped to the mode of what was created (secdesc.c).
+ * was created; there are no snapshots to open (TWrp).  A lease request
+ * is not an error: none is granted (oplock level NONE).  Durable handle
+ * contexts are parsed before (create_parse) and handled in durable.c.
+ * A security descriptor (SecD) is parsed first and mapped to the mode
+ * of what was created (secdesc.c).
  */
 static NTSTATUS create_check_contexts(struct smbd_tcon *tcon,
 				      const struct smb2_create_ctx_list *l)
@@ -166,10 +208,6 @@ static NTSTATUS create_check_contexts(struct smbd_tcon *tcon,
 		return status;
 	}
 	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_TWRP, &n) != NULL) {
-		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
-	}
-	if (smb2_create_ctx_find(l, SMB2_CREATE_TAG_DHNC, &n) != NULL ||
-	    smb2_create_ctx_find(l, SMB2_CREATE_TAG_DH2C, &n) != NULL) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	return NT_STATUS_OK;
@@ -238,6 +276,26 @@ static bool create_qfid(TALLOC_CTX *mem_ctx, const struct statx *st,
 	return true;
 }
 
+/* DHnQ (2.2.14.2.3) or DH2Q (2.2.14.2.12) response */
+static bool create_durable_ctx(TALLOC_CTX *mem_ctx,
+			       const struct smbd_durable *dh,
+			       struct smb2_create_ctx *ctx)
+{
+	size_t len = 0;
+	uint8_t *data = smb2_durable_rsp_push(mem_ctx, dh->v2,
+					      dh->timeout_ms, 0, &len);
+
+	if (data == NULL) {
+		return false;
+	}
+	*ctx = (struct smb2_create_ctx) {
+		.name = (const uint8_t *)(dh->v2 ? SMB2_CREATE_TAG_DH2Q :
+					  SMB2_CREATE_TAG_DHNQ),
+		.name_len = 4, .data = data, .data_len = len,
+	};
+	return true;
+}
+
 /* ---- the response ---- */
 
 static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
@@ -246,12 +304,13 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 				const struct smbd_create_result *res,
 				struct smbd_response *rsp)
 {
-	struct smb2_create_ctx ctx[2];
+	struct smb2_create_ctx ctx[3];
 	struct smb2_file_meta m;
 	size_t n = 0;
 	struct smb2_create_rsp out = {
 		.create_action = res->action,
-		.oplock_level = open->oplock_level,
+		.oplock_level = a->replay_oplock >= 0 ? a->replay_oplock :
+			open->oplock_level,
 		.file_id = { open->persistent_id, open->volatile_id },
 	};
 
@@ -270,6 +329,10 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 	}
 	if (ctx_wanted(a, SMB2_CREATE_TAG_QFID) &&
 	    !create_qfid(mem_ctx, &res->st, &ctx[n++])) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (a->durable_granted &&
+	    !create_durable_ctx(mem_ctx, open->durable, &ctx[n++])) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	out.contexts = ctx;
@@ -304,6 +367,9 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 		TALLOC_FREE(open);
 		return status;
 	}
+	a->durable_granted = smbd_durable_grant(
+		open, &a->dh, res->action,
+		a->app_instance ? a->app_instance_id : NULL);
 	*out = open;
 	return NT_STATUS_OK;
 }
@@ -333,6 +399,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
 		status = NT_STATUS_TOO_MANY_OPENED_FILES;
 	}
+	if (NT_STATUS_IS_OK(status) && a->app_instance) {
+		smbd_durable_app_instance(req->tcon, a->path,
+					  a->app_instance_id);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_create_open(a, req->tcon, &p, res);
 	}
@@ -351,6 +421,72 @@ static NTSTATUS create_do_open(struct create_args *a,
 	return status;
 }
 
+/*
+ * DHnC/DH2C: the disconnected open comes back as it was (its oplock,
+ * locks, position); the response carries no durable context, as on
+ * Windows and Samba.
+ */
+static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
+				 struct smbd_request *req,
+				 struct create_args *a,
+				 struct smbd_response *rsp,
+				 struct smbd_open **out)
+{
+	struct smbd_create_result res = { .action = SMB2_FILE_OPENED };
+	struct smbd_open *open = NULL;
+	NTSTATUS status = smbd_durable_reconnect(req->tcon, &a->dh, &open);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	*out = open;
+	a->path = open->name;
+	a->max_access = req->tcon->read_only ? SMBD_MAX_ACCESS_READ_ONLY :
+		SMBD_FILE_ALL_ACCESS;
+	status = vfs_fstat(open->fh, &res.st);
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_response(mem_ctx, a, open, &res, rsp);
+	}
+	return status;
+}
+
+/*
+ * A replayed CREATE with DH2Q (MS-SMB2 3.3.5.9.10): the open it made is
+ * answered again, unchanged; the OplockLevel (and with it the durable
+ * context) is the one the replay asks for when that is lower, as
+ * Windows does (smbtorture smb2.replay.replay-dhv2-oplock2).
+ */
+static bool create_replay(TALLOC_CTX *mem_ctx, struct smbd_request *req,
+			  struct create_args *a, struct smbd_response *rsp,
+			  struct smbd_open **out, NTSTATUS *status)
+{
+	struct smbd_create_result res = {};
+	struct smbd_open *open = NULL;
+	uint8_t level;
+
+	if (!a->dh.v2_request ||
+	    !(req->pdu->hdr.flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		return false;
+	}
+	open = smbd_durable_replay_find(req->session, a->dh.create_guid);
+	if (open == NULL || open->tcon != req->tcon) {
+		return false;
+	}
+	level = a->r.requested_oplock_level;
+	if (level == SMB2_OPLOCK_LEVEL_LEASE || level > open->oplock_level) {
+		level = open->oplock_level;
+	}
+	a->replay_oplock = level;
+	a->durable_granted = level == SMB2_OPLOCK_LEVEL_BATCH;
+	res.action = open->durable->create_action;
+	*status = vfs_fstat(open->fh, &res.st);
+	if (NT_STATUS_IS_OK(*status)) {
+		*status = create_response(mem_ctx, a, open, &res, rsp);
+	}
+	*out = open;
+	return true;
+}
+
 /* NT_STATUS_PENDING: wait for an oplock break of the file *wait_st */
 static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			   struct smbd_response *rsp, struct statx *wait_st)
@@ -363,7 +499,20 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (a == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
+	a->replay_oplock = -1;
 	status = create_parse(a, req, a);
+	if (NT_STATUS_IS_OK(status) &&
+	    create_replay(mem_ctx, req, a, rsp, &open, &status)) {
+		req->created = NT_STATUS_IS_OK(status) ? open : NULL;
+		talloc_free(a);
+		return status;
+	}
+	if (NT_STATUS_IS_OK(status) && create_is_reconnect(a)) {
+		status = create_reconnect(mem_ctx, req, a, rsp, &open);
+		req->created = NT_STATUS_IS_OK(status) ? open : NULL;
+		talloc_free(a);
+		return status;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_do_open(a, req, &res);
 	}

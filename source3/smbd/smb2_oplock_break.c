@@ -44,7 +44,7 @@ static void break_queue(struct smbd_open *open, TALLOC_CTX *owner,
 
 void smbd_oplock_send_break(struct smbd_open *open, uint8_t level)
 {
-	struct smbd_conn *conn = open->tcon->session->conn;
+	struct smbd_conn *conn = NULL;
 	struct smb2_file_id id = { open->persistent_id, open->volatile_id };
 	struct smb2_hdr h = {
 		.command = SMB2_OP_OPLOCK_BREAK,
@@ -57,6 +57,10 @@ void smbd_oplock_send_break(struct smbd_open *open, uint8_t level)
 	uint8_t *body = NULL;
 	size_t body_len = 0;
 
+	if (open->tcon == NULL) {
+		return;         /* disconnected (durable.c): nobody to tell */
+	}
+	conn = open->tcon->session->conn;
 	if (conn->terminating) {
 		return;
 	}

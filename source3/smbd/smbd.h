@@ -27,6 +27,8 @@ struct passdb;
 struct smbd_notify_ctx;
 struct smbd_open_notify;
 struct smbd_oplock_break;
+struct smbd_durable;
+struct smbd_durable_vfs;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -61,6 +63,12 @@ struct smbd_server {
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
 	size_t num_dying_sessions;      /* torn down, not yet freed */
 	size_t channel_waiters;         /* pipelines in channel_wait */
+	/*
+	 * Durable opens whose connection went (durable.c): detached from
+	 * any tcon, waiting for a reconnect or their timeout.
+	 */
+	struct smbd_open *disconnected;
+	size_t num_disconnected;
 	bool shutting_down;
 };
 
@@ -179,6 +187,14 @@ struct smbd_tcon {
 	struct vfs_handle *vfs;         /* the share's VFS stack + root fd */
 	struct smbd_open *opens;
 	size_t num_opens;
+	/*
+	 * Freed with its session (LOGOFF, a dropped connection, a
+	 * PreviousSessionId): durable opens are kept (durable.c); not for
+	 * TREE_DISCONNECT.
+	 */
+	bool keep_durable;
+	/* vfs, moved here once a durable open of this tcon outlives it */
+	struct smbd_durable_vfs *durable_vfs;
 };
 
 /*
@@ -192,10 +208,16 @@ struct smbd_crypto {
 	uint16_t cipher_id;
 };
 
-/* An open file or directory (MS-SMB2 3.3.1.10), owned by its tcon. */
+/*
+ * An open file or directory (MS-SMB2 3.3.1.10), owned by its tcon; a
+ * disconnected durable open (tcon NULL) is owned by the server and
+ * listed in server->disconnected (durable.c).
+ */
 struct smbd_open {
 	struct smbd_open *prev, *next;
 	struct smbd_tcon *tcon;
+	struct smbd_server *server;
+	struct smbd_durable *durable;   /* NULL: not durable */
 	uint64_t persistent_id;
 	uint64_t volatile_id;
 	struct vfs_fh *fh;

@@ -1,6 +1,7 @@
 /*
  * libFuzzer harness: a CREATE context chain (MS-SMB2 2.2.13.2) into
- * smb2_create_ctx_parse() and the lease pull, then a round trip: what parses, pushed as a
+ * smb2_create_ctx_parse(), the lease and durable handle pulls, then a
+ * round trip: what parses, pushed as a
  * response chain, must parse again to the same names and data.
  * Seed corpus: tests/fuzz/corpus/create_ctx/ (from test_smb2).
  */
@@ -46,6 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						struct smb2_create_ctx_list);
 	const struct smb2_create_ctx *rqls = NULL;
 	struct smb2_lease lease;
+	struct smb2_durable_req dh;
+	uint8_t app_id[16];
+	bool present = false;
 	size_t n = 0;
 
 	if (l != NULL && NT_STATUS_IS_OK(smb2_create_ctx_parse(data, size,
@@ -54,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rqls != NULL) {
 			(void)smb2_lease_pull(rqls, &lease);
 		}
+		(void)smb2_durable_req_pull(l, &dh);
+		(void)smb2_app_instance_pull(l, &present, app_id);
 		roundtrip(ctx, l);
 	}
 	talloc_free(ctx);

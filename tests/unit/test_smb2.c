@@ -1700,6 +1700,153 @@ static void test_lease__pull_push(void **state)
 	talloc_free(out);
 }
 
+/* A context list of the given (tag, data length) pairs over data. */
+static void durable_list(struct smb2_create_ctx_list *l, const uint8_t *data,
+			 const char *const *tags, const uint32_t *lens,
+			 size_t n)
+{
+	size_t i = 0;
+
+	*l = (struct smb2_create_ctx_list){};
+	for (i = 0; i < n; i++) {
+		l->ctx[i] = (struct smb2_create_ctx){
+			(const uint8_t *)tags[i], 4, data, lens[i] };
+	}
+	l->num = n;
+}
+
+static NTSTATUS durable_pull2(const uint8_t *data, const char *t1,
+			      uint32_t l1, const char *t2, uint32_t l2,
+			      struct smb2_durable_req *r)
+{
+	const char *tags[2] = { t1, t2 };
+	const uint32_t lens[2] = { l1, l2 };
+	struct smb2_create_ctx_list l;
+
+	durable_list(&l, data, tags, lens, t2 != NULL ? 2 : 1);
+	return smb2_durable_req_pull(&l, r);
+}
+
+static void test_durable__pull_each(void **state)
+{
+	uint8_t data[40] = {};
+	struct smb2_durable_req r;
+	uint32_t n = 0;
+
+	push_le64(data, 0x1122334455667788ULL);	/* DH2C: Persistent */
+	push_le64(data + 8, 0x99);		/* DH2C: Volatile */
+	data[16] = 0xAB;			/* DH2C: CreateGuid[0] */
+	push_le32(data + 32, 0);		/* DH2C: Flags */
+	assert_true(IS_OK(durable_pull2(data, "DH2C", 36, NULL, 0, &r)));
+	assert_true(r.v2_reconnect && !r.v1_reconnect);
+	assert_true(r.file_id.persistent == 0x1122334455667788ULL);
+	assert_true(r.file_id.volatile_id == 0x99);
+	assert_int_equal(r.create_guid[0], 0xAB);
+	assert_true(IS_OK(durable_pull2(data, "DHnC", 16, NULL, 0, &r)));
+	assert_true(r.v1_reconnect);
+	assert_true(r.file_id.persistent == 0x1122334455667788ULL);
+	/* DH2Q: Timeout, Flags, Reserved, CreateGuid */
+	push_le32(data, 30000);
+	push_le32(data + 4, SMB2_DHANDLE_FLAG_PERSISTENT);
+	data[16] = 0xCD;
+	assert_true(IS_OK(durable_pull2(data, "DH2Q", 32, NULL, 0, &r)));
+	assert_true(r.v2_request);
+	assert_int_equal(r.timeout, 30000);
+	assert_int_equal(r.flags, SMB2_DHANDLE_FLAG_PERSISTENT);
+	assert_int_equal(r.create_guid[0], 0xCD);
+	assert_true(IS_OK(durable_pull2(data, "DHnQ", 16, NULL, 0, &r)));
+	assert_true(r.v1_request && !r.v2_request);
+	/* exact lengths only */
+	for (n = 0; n <= sizeof(data); n++) {
+		uint8_t *g = guard_dup(data, n);
+
+		assert_true(IS_OK(durable_pull2(g, "DHnQ", n, NULL, 0, &r)) ==
+			    (n == 16));
+		assert_true(IS_OK(durable_pull2(g, "DHnC", n, NULL, 0, &r)) ==
+			    (n == 16));
+		assert_true(IS_OK(durable_pull2(g, "DH2Q", n, NULL, 0, &r)) ==
+			    (n == 32));
+		assert_true(IS_OK(durable_pull2(g, "DH2C", n, NULL, 0, &r)) ==
+			    (n == 36));
+		guard_free(g);
+	}
+}
+
+/* MS-SMB2 3.3.5.9.7, 3.3.5.9.12 (smbtorture durable-v2-open.create-blob) */
+static void test_durable__combinations(void **state)
+{
+	uint8_t data[40] = {};
+	struct smb2_durable_req r;
+
+	assert_true(IS_OK(durable_pull2(data, "MxAc", 0, NULL, 0, &r)));
+	assert_false(r.v1_request || r.v2_request || r.v1_reconnect ||
+		     r.v2_reconnect);
+	/* DHnQ next to DHnC is ignored */
+	assert_true(IS_OK(durable_pull2(data, "DHnC", 16, "DHnQ", 16, &r)));
+	assert_true(r.v1_reconnect && !r.v1_request);
+	assert_int_equal(durable_pull2(data, "DHnQ", 16, "DH2Q", 32, &r).v,
+			 NT_STATUS_INVALID_PARAMETER.v);
+	assert_int_equal(durable_pull2(data, "DH2C", 36, "DHnQ", 16, &r).v,
+			 NT_STATUS_INVALID_PARAMETER.v);
+	assert_int_equal(durable_pull2(data, "DHnC", 16, "DH2Q", 32, &r).v,
+			 NT_STATUS_INVALID_PARAMETER.v);
+	assert_int_equal(durable_pull2(data, "DHnC", 16, "DH2C", 36, &r).v,
+			 NT_STATUS_INVALID_PARAMETER.v);
+	assert_int_equal(durable_pull2(data, "DH2C", 36, "DH2Q", 32, &r).v,
+			 NT_STATUS_INVALID_PARAMETER.v);
+	assert_int_equal(durable_pull2(data, "DHnQ", 16, "DHnQ", 16, &r).v,
+			 NT_STATUS_INVALID_PARAMETER.v);
+}
+
+static void test_durable__app_instance(void **state)
+{
+	uint8_t data[24] = { 20, 0, 0, 0, 0xA1, [19] = 0xA2 };
+	const char *tags[1] = { SMB2_CREATE_TAG_APP_INSTANCE_ID };
+	uint32_t lens[1] = { SMB2_APP_INSTANCE_ID_SIZE };
+	struct smb2_create_ctx_list l;
+	uint8_t id[16];
+	bool present = true;
+	uint32_t n = 0;
+
+	durable_list(&l, data, tags, lens, 0);
+	assert_true(IS_OK(smb2_app_instance_pull(&l, &present, id)));
+	assert_false(present);
+	durable_list(&l, data, tags, lens, 1);
+	assert_int_equal(l.ctx[0].name_len, 4);
+	l.ctx[0].name_len = 16;
+	assert_true(IS_OK(smb2_app_instance_pull(&l, &present, id)));
+	assert_true(present);
+	assert_int_equal(id[0], 0xA1);
+	assert_int_equal(id[15], 0xA2);
+	for (n = 0; n <= sizeof(data); n++) {
+		uint8_t *g = guard_dup(data, n);
+
+		l.ctx[0].data = g;
+		l.ctx[0].data_len = n;
+		assert_true(IS_OK(smb2_app_instance_pull(&l, &present, id)) ==
+			    (n == SMB2_APP_INSTANCE_ID_SIZE));
+		guard_free(g);
+	}
+	data[0] = 19;				/* StructureSize */
+	l.ctx[0].data = data;
+	l.ctx[0].data_len = SMB2_APP_INSTANCE_ID_SIZE;
+	assert_false(IS_OK(smb2_app_instance_pull(&l, &present, id)));
+}
+
+static void test_durable__rsp_push(void **state)
+{
+	static const uint8_t v1[8] = {};
+	static const uint8_t v2[8] = { 0xE0, 0x93, 0x04, 0, 2, 0, 0, 0 };
+	size_t len = 0;
+	uint8_t *out = smb2_durable_rsp_push(*state, false, 5, 6, &len);
+
+	assert_bytes(out, len, v1, sizeof(v1));
+	talloc_free(out);
+	out = smb2_durable_rsp_push(*state, true, 300000, 2, &len);
+	assert_bytes(out, len, v2, sizeof(v2));
+	talloc_free(out);
+}
+
 /* ------------------------------------------------------------------ */
 /* CLOSE, FLUSH                                                        */
 
@@ -2304,6 +2451,10 @@ int main(void)
 		T(test_create__rsp_matches_samba),
 		T(test_create__rsp_contexts),
 		T(test_lease__pull_push),
+		T(test_durable__pull_each),
+		T(test_durable__combinations),
+		T(test_durable__rsp_push),
+		T(test_durable__app_instance),
 		T(test_close__capture),
 		T(test_close__rsp),
 		T(test_flush__pull),
