@@ -4,11 +4,13 @@
  * Compounds are processed one at a time per connection, in arrival order,
  * and the elements of a compound one after another.  This keeps a CLOSE
  * from overtaking a READ on the same open (RELIABILITY.md item 41) without
- * any reference counting.  The one exception: lone READs (not in a
- * compound) that follow each other run side by side, as a client at queue
- * depth > 1 sends them, so that their file I/O goes to the ring in one
- * submission; whatever follows them (a CLOSE, a WRITE) waits until all
- * of them are done, as it waited for one.  The transport keeps receiving (up to
+ * any reference counting.  The one exception: lone READs and WRITEs (not
+ * in a compound) that follow each other run side by side, as a client at
+ * queue depth > 1 sends them, so that their file I/O goes to the ring in
+ * one submission; one that overlaps a running WRITE (or a WRITE that
+ * overlaps a running READ) waits, so overlapping I/O keeps its order, and
+ * whatever else follows them (a CLOSE, a SET_INFO) waits until all of
+ * them are done, as it waited for one.  The transport keeps receiving (up to
  * SMBD_MAX_QUEUED PDUs) and sending while a command runs.  A command that
  * waits on something other than the disk (a blocking lock, a change
  * notification) goes async instead (pipeline_async.c): STATUS_PENDING now,
@@ -57,46 +59,79 @@ struct smbd_credits *smbd_pipeline_credits(struct smbd_conn *conn)
 	return conn->pipeline->credits;
 }
 
-/* A READ alone in its PDU: may run beside other lone READs. */
-static bool lone_read(const struct smbd_compound *c)
-{
-	return c->count == 1 && c->conn->dialect != 0 &&
-	       c->pdus[0].hdr.command == SMB2_OP_READ &&
-	       NT_STATUS_IS_OK(c->pdus[0].status) && c->in_splice == NULL;
-}
-
-/* The Length a lone READ asks for (0 if its body is too short). */
-static size_t read_length(const struct smbd_compound *c)
+/*
+ * A READ or WRITE alone in its PDU (not a compound, not a spliced WRITE):
+ * may run beside other lone I/O.  *write tells which; [*off, *end) the
+ * bytes it touches, from its body (READ and WRITE keep Length at 4 and
+ * Offset at 8).  A WRITE at the end of file (Offset 2^64-1) or a range
+ * that wraps touches everything.
+ */
+static bool lone_io(const struct smbd_compound *c, bool *write,
+		    uint64_t *off, uint64_t *end)
 {
 	const struct smb2_pdu *pdu = &c->pdus[0];
+	uint16_t cmd = pdu->hdr.command;
+	uint64_t len;
 
-	return pdu->body_len >= 8 ? pull_le32(pdu->body + 4) : 0;
+	if (c->count != 1 || c->conn->dialect == 0 ||
+	    (cmd != SMB2_OP_READ && cmd != SMB2_OP_WRITE) ||
+	    !NT_STATUS_IS_OK(pdu->status) || c->in_splice != NULL ||
+	    pdu->body_len < 16) {
+		return false;
+	}
+	*write = cmd == SMB2_OP_WRITE;
+	len = pull_le32(pdu->body + 4);
+	*off = pull_le64(pdu->body + 8);
+	*end = *off + len;
+	if (*end < *off || (*write && *off == UINT64_MAX)) {
+		*off = 0;
+		*end = UINT64_MAX;
+	}
+	return true;
+}
+
+/* The bytes a lone READ will hold in memory (a WRITE's are in already). */
+static size_t io_bytes(bool write, uint64_t off, uint64_t end)
+{
+	return write ? 0 : (size_t)(end - off);
 }
 
 /*
  * The first compound that may start now, or NULL: the head if it has not
- * started; else, while every started compound is a lone READ, the lone
- * READ right behind them (up to SMBD_MAX_PARALLEL_READS and _BYTES).
+ * started; else, while every started compound is lone I/O, the lone I/O
+ * right behind them, if it is no WRITE overlapping a started one nor a
+ * READ overlapping a started WRITE (so that overlapping I/O keeps its
+ * order), up to SMBD_MAX_PARALLEL_READS requests and _BYTES of READs.
  */
 static struct smbd_compound *next_to_start(struct smbd_pipeline *p)
 {
-	struct smbd_compound *c = NULL;
+	struct smbd_compound *c = NULL, *s = NULL;
+	uint64_t off, end, soff, send;
+	bool write, swrite;
 	size_t bytes = 0;
 	unsigned n = 0;
 
 	for (c = p->queue; c != NULL && c->started; c = c->next) {
-		if (!lone_read(c)) {
+		if (!lone_io(c, &swrite, &soff, &send)) {
 			return NULL;
 		}
-		bytes += read_length(c);
+		bytes += io_bytes(swrite, soff, send);
 		n++;
 	}
 	if (c == NULL || c == p->queue) {
 		return c;
 	}
-	if (!lone_read(c) || n >= SMBD_MAX_PARALLEL_READS ||
-	    bytes + read_length(c) > SMBD_MAX_PARALLEL_READ_BYTES) {
+	if (!lone_io(c, &write, &off, &end) ||
+	    n >= SMBD_MAX_PARALLEL_READS ||
+	    bytes + io_bytes(write, off, end) >
+	    SMBD_MAX_PARALLEL_READ_BYTES) {
 		return NULL;
+	}
+	for (s = p->queue; s != c; s = s->next) {
+		lone_io(s, &swrite, &soff, &send);
+		if ((write || swrite) && off < send && soff < end) {
+			return NULL;
+		}
 	}
 	return c;
 }

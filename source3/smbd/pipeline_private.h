@@ -12,8 +12,9 @@
 
 #define SMBD_MAX_QUEUED 64
 /*
- * Lone READs that may run side by side (pipeline.c): at most this many,
- * asking for at most this many bytes together (the first always runs).
+ * Lone READs and WRITEs that may run side by side (pipeline.c): at most
+ * this many, the READs asking for at most this many bytes together (the
+ * first always runs).
  */
 #define SMBD_MAX_PARALLEL_READS 32
 #define SMBD_MAX_PARALLEL_READ_BYTES (8 * 1024 * 1024)

@@ -35,6 +35,9 @@ def main():
     ap.add_argument("--depth", type=int, default=32)
     ap.add_argument("--reads", type=int, default=16384)
     ap.add_argument("--size", type=int, default=65536)
+    ap.add_argument("--op", choices=("read", "write"), default="read",
+                    help="write: WRITEs of the file's own bytes at their "
+                    "offsets (the file is unchanged; each answer checked)")
     a = ap.parse_args()
     if not 1 <= a.depth <= 256 or a.size > 65536:
         ap.error("depth 1..256, size <= 65536 (one credit each)")
@@ -47,7 +50,8 @@ def main():
     c.negotiate(dialects=[0x0210])
     c.session_setup_anonymous()
     c.tree_connect(a.share)
-    fid = c.create(a.file, desired_access=0x00120089)
+    fid = c.create(a.file, desired_access=0x0012019F if a.op == "write"
+                   else 0x00120089)
     done = 0
     block = 0
     t0 = time.monotonic()
@@ -58,8 +62,12 @@ def main():
         for _ in range(n):
             off = (block % nblocks) * a.size
             block += 1
-            pdu = c.pdu("READ", rawsmb.read_body(file_id=fid, offset=off,
-                                                 length=a.size))
+            if a.op == "write":
+                pdu = c.pdu("WRITE", rawsmb.write_body(
+                    data[off:off + a.size], file_id=fid, offset=off))
+            else:
+                pdu = c.pdu("READ", rawsmb.read_body(
+                    file_id=fid, offset=off, length=a.size))
             mid = int.from_bytes(pdu[24:32], "little")
             want[mid] = off
             frames.append(rawsmb.nbt(pdu))
@@ -69,6 +77,11 @@ def main():
             for r in c.recv():
                 c.expect(r)
                 off = want.pop(r.message_id)
+                if a.op == "write":
+                    if r.u32(4) != a.size:
+                        sys.exit("WRITE at %d: count %d" % (off, r.u32(4)))
+                    got += 1
+                    continue
                 body_off = r.u8(2) - 64
                 payload = r.body[body_off:body_off + r.u32(4)]
                 if payload != data[off:off + a.size]:
@@ -76,8 +89,9 @@ def main():
                 got += 1
         done += n
     dt = time.monotonic() - t0
-    print("%d READs of %d bytes at depth %d: %.2f s, %.0f READs/s, "
-          "%.1f MiB/s" % (done, a.size, a.depth, dt, done / dt,
+    what = a.op.upper() + "s"
+    print("%d %s of %d bytes at depth %d: %.2f s, %.0f %s/s, "
+          "%.1f MiB/s" % (done, what, a.size, a.depth, dt, done / dt, what,
                           done * a.size / dt / 1048576))
     c.close()
 
