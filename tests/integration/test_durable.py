@@ -23,6 +23,7 @@ import pytest
 
 from conftest import TARGET, RingsmbServer, finish_server, tool_binary
 from test_create import WritableTree, writable
+from test_lock import el, lock_status
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="users are ringsmb's smbpasswd")
@@ -37,8 +38,7 @@ from smbprotocol.create_contexts import (  # noqa: E402
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 from smbprotocol.open import (  # noqa: E402
     CreateDisposition, CreateOptions, FileAttributes,
-    FilePipePrinterAccessMask as A, ImpersonationLevel, Open, ShareAccess,
-    SMB2LockElement)
+    FilePipePrinterAccessMask as A, ImpersonationLevel, Open, ShareAccess)
 from smbprotocol.session import Session  # noqa: E402
 from smbprotocol.tree import TreeConnect  # noqa: E402
 
@@ -171,22 +171,6 @@ def file_id_bytes(f):
 
 def of_type(contexts, cls):
     return [c for c in contexts if isinstance(c, cls)]
-
-
-def el(offset, length, flags):
-    e = SMB2LockElement()
-    e["offset"] = offset
-    e["length"] = length
-    e["flags"] = flags
-    return e
-
-
-def lock_status(f, *elements):
-    try:
-        f.lock(list(elements))
-    except SMBResponseException as e:
-        return e.status
-    return 0
 
 
 def test_v1_survives_tcp_death(dsrv):
