@@ -105,6 +105,12 @@ uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
 void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 			  NTSTATUS status, struct smbd_response *rsp);
 
+/* Runs c's elements from c->cur on (pipeline.c). */
+void smbd_compound_next(struct smbd_compound *c);
+
+/* pipeline_sched.c: starts every queued compound that may start now. */
+void smbd_pipeline_start_next(struct smbd_pipeline *p);
+
 /* pipeline_async.c */
 /*
  * The current element (the compound's last) asked to go async: answer
