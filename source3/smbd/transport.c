@@ -113,6 +113,41 @@ static struct tevent_req *recv_buf(struct smbd_transport *t, size_t len,
 	return req;
 }
 
+/*
+ * Arms a receive that must complete within the PDU timeout (G5: the rest
+ * of a PDU follows within SMBD_PDU_TIMEOUT_SECS).  req is what a _send
+ * returned (NULL on ENOMEM); false when the connection was terminated.
+ */
+static bool recv_timed(struct smbd_transport *t, struct tevent_req *req,
+		       tevent_req_fn done)
+{
+	t->recv_req = req;
+	if (req == NULL ||
+	    !tevent_req_set_endtime(req, t->conn->server->ev,
+				    tevent_timeval_current_ofs(
+					    SMBD_PDU_TIMEOUT_SECS, 0))) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return false;
+	}
+	tevent_req_set_callback(req, done, t);
+	return true;
+}
+
+/* The rest of t->pdu (pdu_have bytes are in), in place. */
+static void recv_pdu_rest(struct smbd_transport *t)
+{
+	struct smbd_conn *conn = t->conn;
+
+	if (recv_timed(t, uring_recv_full_send(t, conn->server->ev,
+					       conn->server->ring, conn->fd,
+					       t->pdu + t->pdu_have,
+					       t->pdu_len - t->pdu_have,
+					       t->pdu),
+		       recv_pdu_done)) {
+		talloc_steal(t->recv_req, t->pdu);
+	}
+}
+
 static bool recv_next_pdu(struct smbd_transport *t);
 
 /*
@@ -276,19 +311,7 @@ static bool recv_next_pdu(struct smbd_transport *t)
 	memcpy(t->pdu, t->ra + t->ra_start, have);
 	t->ra_start = t->ra_end = 0;
 	t->pdu_have = have;
-	t->recv_req = uring_recv_full_send(t, t->conn->server->ev,
-					   t->conn->server->ring, t->conn->fd,
-					   t->pdu + have, t->pdu_len - have,
-					   t->pdu);
-	if (t->recv_req == NULL ||
-	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
-				    tevent_timeval_current_ofs(
-					    SMBD_PDU_TIMEOUT_SECS, 0))) {
-		smbd_conn_terminate(t->conn, "out of memory");
-		return false;
-	}
-	talloc_steal(t->recv_req, t->pdu);
-	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+	recv_pdu_rest(t);
 	return false;
 }
 
@@ -369,15 +392,8 @@ static bool splice_write_candidate(struct smbd_transport *t)
 
 static void recv_write_head(struct smbd_transport *t)
 {
-	t->recv_req = recv_buf(t, WRITE_HEAD_LEN, &t->pdu);
-	if (t->recv_req == NULL ||
-	    !tevent_req_set_endtime(t->recv_req, t->conn->server->ev,
-				    tevent_timeval_current_ofs(
-					    SMBD_PDU_TIMEOUT_SECS, 0))) {
-		smbd_conn_terminate(t->conn, "out of memory");
-		return;
-	}
-	tevent_req_set_callback(t->recv_req, recv_write_head_done, t);
+	recv_timed(t, recv_buf(t, WRITE_HEAD_LEN, &t->pdu),
+		   recv_write_head_done);
 }
 
 /*
@@ -421,19 +437,7 @@ static void recv_write_rest(struct smbd_transport *t, uint8_t *head,
 		t->peak_pdu = t->pdu_len;
 	}
 	t->pdu_have = WRITE_HEAD_LEN + moved;
-	t->recv_req = uring_recv_full_send(t, conn->server->ev,
-					   conn->server->ring, conn->fd,
-					   t->pdu + t->pdu_have,
-					   t->pdu_len - t->pdu_have, t->pdu);
-	if (t->recv_req == NULL ||
-	    !tevent_req_set_endtime(t->recv_req, conn->server->ev,
-				    tevent_timeval_current_ofs(
-					    SMBD_PDU_TIMEOUT_SECS, 0))) {
-		smbd_conn_terminate(conn, "out of memory");
-		return;
-	}
-	talloc_steal(t->recv_req, t->pdu);
-	tevent_req_set_callback(t->recv_req, recv_pdu_done, t);
+	recv_pdu_rest(t);
 }
 
 /*
@@ -523,18 +527,12 @@ static void recv_write_head_done(struct tevent_req *subreq)
 				.len = t->in_splice->src[i].len };
 		}
 		t->pdu = head;
-		t->recv_req = uring_splice_recv_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
-			dst, t->in_splice->n, t->in_splice);
-		if (t->recv_req == NULL ||
-		    !tevent_req_set_endtime(t->recv_req, conn->server->ev,
-					    tevent_timeval_current_ofs(
-						    SMBD_PDU_TIMEOUT_SECS,
-						    0))) {
-			smbd_conn_terminate(conn, "out of memory");
-			return;
-		}
-		tevent_req_set_callback(t->recv_req, recv_write_data_done, t);
+		recv_timed(t, uring_splice_recv_send(t, conn->server->ev,
+						     conn->server->ring,
+						     conn->fd, dst,
+						     t->in_splice->n,
+						     t->in_splice),
+			   recv_write_data_done);
 		return;
 	}
 	/* not ours to splice: the rest goes after the head, in memory */
