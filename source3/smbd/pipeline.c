@@ -135,19 +135,20 @@ static int pipeline_destructor(struct smbd_pipeline *p)
 	return 0;
 }
 
-static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
-			 struct smbd_splice *sp, size_t payload);
+static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
+			 size_t len, struct smbd_splice *sp, size_t payload);
 
-void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len)
+void smbd_pipeline_got_pdu(struct smbd_conn *conn, void *owner, uint8_t *buf,
+			   size_t len)
 {
-	pipeline_got(conn, buf, len, NULL, 0);
+	pipeline_got(conn, owner, buf, len, NULL, 0);
 }
 
 void smbd_pipeline_got_spliced_write(struct smbd_conn *conn, uint8_t *buf,
 				     size_t len, struct smbd_splice *sp,
 				     size_t payload)
 {
-	pipeline_got(conn, buf, len, sp, payload);
+	pipeline_got(conn, buf, buf, len, sp, payload);
 }
 
 /* Freed while its command runs (the connection goes): not running. */
@@ -157,8 +158,8 @@ static int compound_destructor(struct smbd_compound *c)
 	return 0;
 }
 
-static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
-			 struct smbd_splice *sp, size_t payload)
+static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
+			 size_t len, struct smbd_splice *sp, size_t payload)
 {
 	struct smbd_pipeline *p = conn->pipeline;
 	struct smbd_compound *c = NULL;
@@ -167,18 +168,18 @@ static void pipeline_got(struct smbd_conn *conn, uint8_t *buf, size_t len,
 	conn->last_activity = tevent_timeval_current();
 	if (len >= 4 && buf[0] == 0xFF) {
 		smbd_smb1_negprot(conn, buf, len);
-		talloc_free(buf);
+		talloc_free(owner);
 		return;
 	}
 	c = talloc_zero(p, struct smbd_compound);
 	if (c == NULL) {
-		talloc_free(buf);
+		talloc_free(owner);
 		smbd_conn_terminate(conn, "out of memory");
 		return;
 	}
 	c->conn = conn;
 	talloc_set_destructor(c, compound_destructor);
-	c->buf = talloc_steal(c, buf);
+	c->owner = talloc_steal(c, owner);
 	c->len = len;
 	/* the transport made sure: a lone WRITE, data after the head */
 	c->in_splice = talloc_steal(c, sp);
@@ -709,7 +710,7 @@ static bool element_run(struct smbd_compound *c)
 		}
 		c->req->conn = c->conn;
 		c->req->pdu = pdu;
-		c->req->pdu_owner = c->buf;
+		c->req->pdu_owner = c->owner;
 		c->req->in_splice = c->in_splice;
 		c->req->credits = credits;
 		status = element_prepare(c, c->cmd, c->req);

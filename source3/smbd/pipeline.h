@@ -9,8 +9,13 @@
 #include "source3/smbd/smbd.h"
 
 int smbd_pipeline_init(struct smbd_conn *conn);
-/* The transport's callback: one PDU, buf owned by the pipeline now. */
-void smbd_pipeline_got_pdu(struct smbd_conn *conn, uint8_t *buf, size_t len);
+/*
+ * The transport's callback: one PDU of len bytes at buf.  owner is the
+ * talloc chunk that keeps buf alive (buf itself, or a reference to a
+ * shared receive buffer): the pipeline owns it now.
+ */
+void smbd_pipeline_got_pdu(struct smbd_conn *conn, void *owner, uint8_t *buf,
+			   size_t len);
 /*
  * A lone WRITE whose len-byte head (header + fixed body) is in buf and
  * whose payload bytes wait in the pipes of sp (splice write mode).

@@ -77,7 +77,7 @@ static bool async_take(struct smbd_async *a, struct smbd_compound *c)
 		a->crypto_session_id = c->crypto_session_id;
 	}
 	/* req->pdu points into the compound's buffer: it moves along */
-	talloc_steal(a, c->buf);
+	talloc_steal(a, c->owner);
 	talloc_steal(a, c->pdus);
 	a->req = talloc_steal(a, c->req);
 	c->req = NULL;

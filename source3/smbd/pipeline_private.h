@@ -35,7 +35,7 @@ struct smbd_elem_out {
 struct smbd_compound {
 	struct smbd_compound *prev, *next;
 	struct smbd_conn *conn;
-	uint8_t *buf;
+	void *owner;                    /* keeps the received bytes alive */
 	size_t len;
 	struct smb2_pdu *pdus;
 	size_t count;

@@ -7,13 +7,17 @@
  * SMBD_RA_SIZE bytes: one receive brings every PDU the client has sent so
  * far (at queue depth > 1, many READ requests: one receive, and one ring
  * submission for all their file reads).  A PDU that is in the buffer
- * whole is copied out to a buffer of its own and handed to the pipeline;
- * a larger one (a WRITE's payload) gets its buffer, takes what the
- * read-ahead holds of it and receives the rest straight into place.  With
- * "smb2 write mode = splice" the read-ahead is the 4-byte NBT header only,
- * so that a WRITE's payload is still in the socket to splice.  Responses are
- * queued and sent in batches: everything queued while a send was in flight
- * goes out in the next single SENDMSG.
+ * whole is copied out to a buffer of its own and handed to the pipeline.
+ * A large PDU (a WRITE) that is not all there moves, after authentication,
+ * to a shared receive buffer (rbuf.h) of several such PDUs: the receive
+ * that completes it brings the PDUs behind it too, and large PDUs are
+ * handed over by reference, their payload never copied.  Other PDUs that
+ * are not all there get a buffer of their own, take what the read-ahead
+ * holds of them and receive the rest in place.  With "smb2 write mode =
+ * splice" the read-ahead is the 4-byte NBT header only and nothing is
+ * shared, so that a WRITE's payload is still in the socket to splice.
+ * Responses are queued and sent in batches: everything queued while a
+ * send was in flight goes out in the next single SENDMSG.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +29,7 @@
 #include "lib/util/dlist.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/pipeline.h"
+#include "source3/smbd/rbuf.h"
 #include "source3/smbd/splice_pipe.h"
 #include "source3/smbd/transport.h"
 
@@ -36,6 +41,19 @@
 #define NBT_NAME_LEN 34
 #define SMBD_SEND_MAX_IOV 1024
 #define SMBD_RA_SIZE 65536      /* read-ahead buffer per connection */
+/*
+ * Shared receive buffers hold SMBD_RBUF_PDUS frames of the large PDU that
+ * starts one, within 1..4 MiB (docs/performance.md, WRITE part); a PDU
+ * larger than half of that gets a buffer of its own.  A connection's
+ * buffers alive (filling, or held by PDUs in the pipeline) stay under
+ * SMBD_RBUF_LIMIT: past it, PDUs get buffers of their own as before.
+ */
+#define SMBD_RBUF_PDUS 8
+#define SMBD_RBUF_MIN (1024 * 1024)
+#define SMBD_RBUF_MAX (4 * 1024 * 1024)
+#define SMBD_RBUF_LIMIT (2 * SMBD_RBUF_MAX)
+/* Smaller PDUs are copied out of a shared buffer, not held by reference. */
+#define SMBD_RBUF_SHARE_MIN (8 * 1024)
 
 struct smbd_send_entry {
 	struct smbd_send_entry *prev, *next;
@@ -58,9 +76,14 @@ struct smbd_transport {
 	int queued_entries;             /* responses (compounds) queued */
 	int batch_entries;
 	struct tevent_req *recv_req;
-	uint8_t *ra;                    /* read-ahead: ra[ra_start..ra_end) */
+	uint8_t *ra;                    /* the read-ahead */
 	size_t ra_size;                 /* SMBD_RA_SIZE, or 4 (splice mode) */
-	size_t ra_start, ra_end;
+	uint8_t *in;                    /* ra, or rb's data */
+	size_t in_size;
+	size_t ra_start, ra_end;        /* in[ra_start..ra_end) not consumed */
+	struct smbd_rbufs *rbufs;       /* the shared buffers alive */
+	struct smbd_rbuf *rb;           /* the one being received into */
+	void *rb_hold;                  /* our reference to rb */
 	bool delivering;                /* recv_start's loop is running */
 	uint8_t *pdu;                   /* buffer being received */
 	size_t pdu_len;
@@ -148,6 +171,26 @@ static void recv_pdu_rest(struct smbd_transport *t)
 	}
 }
 
+/*
+ * Back to the read-ahead with the bytes not consumed (fewer than 4):
+ * what comes next may be long in coming (the client may be idle), and a
+ * shared buffer is not held for it (G4: idle connections stay small).
+ */
+static void recv_to_ra(struct smbd_transport *t)
+{
+	size_t have = t->ra_end - t->ra_start;
+
+	memmove(t->ra, t->in + t->ra_start, have);
+	if (t->rb != NULL) {
+		t->rb = NULL;
+		TALLOC_FREE(t->rb_hold);        /* PDUs may still hold it */
+		t->in = t->ra;
+		t->in_size = t->ra_size;
+	}
+	t->ra_start = 0;
+	t->ra_end = have;
+}
+
 static bool recv_next_pdu(struct smbd_transport *t);
 
 /*
@@ -172,12 +215,8 @@ static void recv_start(struct smbd_transport *t)
 	    conn->terminating) {
 		return;
 	}
-	/* fewer than 4 bytes, or an incomplete header: receive more */
-	if (t->ra_start > 0) {
-		memmove(t->ra, t->ra + t->ra_start, t->ra_end - t->ra_start);
-		t->ra_end -= t->ra_start;
-		t->ra_start = 0;
-	}
+	/* fewer than 4 bytes, an incomplete header: receive more */
+	recv_to_ra(t);
 	t->recv_req = uring_recv_some_send(t, conn->server->ev,
 					   conn->server->ring, conn->fd,
 					   t->ra + t->ra_end, 1,
@@ -199,7 +238,9 @@ static void recv_ra_done(struct tevent_req *subreq)
 	TALLOC_FREE(subreq);
 	t->recv_req = NULL;
 	if (ret != 0 || nread == 0) {
-		smbd_conn_terminate(t->conn, ret != 0 ? "receive error" :
+		smbd_conn_terminate(t->conn, ret == -ETIMEDOUT ?
+				    "partial PDU timed out" : ret != 0 ?
+				    "receive error" :
 				    "client closed the connection");
 		return;
 	}
@@ -257,7 +298,35 @@ static ssize_t nbt_check(struct smbd_transport *t, const uint8_t *hdr)
 	return len;
 }
 
-static void recv_deliver(struct smbd_transport *t, uint8_t *pdu);
+static void recv_deliver(struct smbd_transport *t, void *owner,
+			 uint8_t *pdu);
+static bool recv_shared(struct smbd_transport *t);
+
+/*
+ * The PDU at in[ra_start], all there, to the pipeline.  Large PDUs in a
+ * shared buffer go by reference.  Small ones are copied out: that is
+ * cheap, and a small request that may wait long (a CHANGE_NOTIFY, a
+ * blocking LOCK) must not hold a shared buffer of megabytes.
+ */
+static bool recv_hand_over(struct smbd_transport *t)
+{
+	uint8_t *pdu = t->in + t->ra_start;
+	void *owner = NULL;
+
+	if (t->rb != NULL && t->pdu_len >= SMBD_RBUF_SHARE_MIN &&
+	    !t->pdu_is_nbt_request) {
+		owner = smbd_rbuf_ref(t, t->rb);
+	} else {
+		owner = pdu = talloc_memdup(t, pdu, t->pdu_len);
+	}
+	if (owner == NULL) {
+		smbd_conn_terminate(t->conn, "out of memory");
+		return false;
+	}
+	t->ra_start += t->pdu_len;
+	recv_deliver(t, owner, pdu);
+	return true;
+}
 
 /*
  * The next PDU from the read-ahead: handed over when it is all there
@@ -267,13 +336,12 @@ static void recv_deliver(struct smbd_transport *t, uint8_t *pdu);
 static bool recv_next_pdu(struct smbd_transport *t)
 {
 	size_t have = t->ra_end - t->ra_start;
-	uint8_t *pdu = NULL;
 	ssize_t len;
 
 	if (have < 4) {
 		return false;
 	}
-	len = nbt_check(t, t->ra + t->ra_start);
+	len = nbt_check(t, t->in + t->ra_start);
 	if (len < 0) {
 		smbd_conn_terminate(t->conn, "bad NBT header");
 		return false;
@@ -289,17 +357,13 @@ static bool recv_next_pdu(struct smbd_transport *t)
 		t->peak_pdu = t->pdu_len;
 	}
 	if (have >= t->pdu_len) {
-		pdu = talloc_memdup(t, t->ra + t->ra_start, t->pdu_len);
-		if (pdu == NULL) {
-			smbd_conn_terminate(t->conn, "out of memory");
-			return false;
-		}
-		t->ra_start += t->pdu_len;
-		recv_deliver(t, pdu);
-		return true;
+		return recv_hand_over(t);
 	}
 	if (have == 0 && splice_write_candidate(t)) {
 		recv_write_head(t);
+		return false;
+	}
+	if (recv_shared(t)) {
 		return false;
 	}
 	/* a buffer of its own: what is here, then the rest in place */
@@ -308,15 +372,95 @@ static bool recv_next_pdu(struct smbd_transport *t)
 		smbd_conn_terminate(t->conn, "out of memory");
 		return false;
 	}
-	memcpy(t->pdu, t->ra + t->ra_start, have);
+	memcpy(t->pdu, t->in + t->ra_start, have);
 	t->ra_start = t->ra_end = 0;
 	t->pdu_have = have;
 	recv_pdu_rest(t);
 	return false;
 }
 
+/* Shared buffer size for frames (NBT header included) of frame bytes. */
+static size_t rbuf_size(size_t frame)
+{
+	size_t size = frame * SMBD_RBUF_PDUS;
+
+	return size < SMBD_RBUF_MIN ? SMBD_RBUF_MIN :
+		size > SMBD_RBUF_MAX ? SMBD_RBUF_MAX : size;
+}
+
+/*
+ * Moves the bytes not consumed to the start of a shared buffer of at
+ * least size bytes: the current one when no PDU holds it any more (no
+ * allocation), else a new one, if the connection stays under the limit.
+ */
+static bool rbuf_switch(struct smbd_transport *t, size_t size)
+{
+	size_t have = t->ra_end - t->ra_start;
+	struct smbd_rbuf *rb = t->rb;
+	bool unheld = rb != NULL && rb->refs == 1;      /* only rb_hold */
+	size_t alive = t->rbufs->bytes - (unheld ? rb->size : 0);
+	void *hold = NULL;
+
+	if (unheld && rb->size >= size) {
+		memmove(rb->data, rb->data + t->ra_start, have);
+	} else {
+		if (alive + size > SMBD_RBUF_LIMIT) {
+			return false;
+		}
+		hold = smbd_rbuf_new(t, t->rbufs, size, &rb);
+		if (hold == NULL) {
+			return false;
+		}
+		memcpy(rb->data, t->in + t->ra_start, have);
+		TALLOC_FREE(t->rb_hold);        /* PDUs may still hold it */
+		t->rb_hold = hold;
+		t->rb = rb;
+		t->in = rb->data;
+		t->in_size = rb->size;
+	}
+	t->ra_start = 0;
+	t->ra_end = have;
+	return true;
+}
+
+/*
+ * A large PDU not all here, after authentication: one receive of at
+ * least its rest (within the PDU timeout) and of whatever follows it, up
+ * to the end of a shared buffer.  It stays where it is when it fits the
+ * shared buffer it is in, else moves to another (a copy of its head, as
+ * into a buffer of its own).  Its NBT header is parsed again once it is
+ * all there.  False: a buffer of its own (a small PDU, one too large to
+ * share a buffer, pre-auth (G4), splice mode, the limit reached).
+ */
+static bool recv_shared(struct smbd_transport *t)
+{
+	struct smbd_conn *conn = t->conn;
+	size_t frame = t->pdu_len + 4;
+	size_t size = rbuf_size(frame);
+
+	if (t->ra_size != SMBD_RA_SIZE || t->pdu_is_nbt_request ||
+	    t->max_pdu <= SMBD_MAX_PDU_PREAUTH ||
+	    t->pdu_len < SMBD_RBUF_SHARE_MIN || frame > size / 2) {
+		return false;
+	}
+	t->ra_start -= 4;
+	if ((t->rb == NULL || t->ra_start + frame > t->in_size) &&
+	    !rbuf_switch(t, size)) {
+		t->ra_start += 4;
+		return false;
+	}
+	recv_timed(t, uring_recv_some_send(t, conn->server->ev,
+					   conn->server->ring, conn->fd,
+					   t->in + t->ra_end,
+					   t->ra_start + frame - t->ra_end,
+					   t->in_size - t->ra_end, t->rb_hold),
+		   recv_ra_done);
+	return true;
+}
+
 /* A whole PDU (or NBT session request) to its consumer. */
-static void recv_deliver(struct smbd_transport *t, uint8_t *pdu)
+static void recv_deliver(struct smbd_transport *t, void *owner,
+			 uint8_t *pdu)
 {
 	struct smbd_conn *conn = t->conn;
 
@@ -324,7 +468,7 @@ static void recv_deliver(struct smbd_transport *t, uint8_t *pdu)
 		static const uint8_t positive[4] = { NBT_POSITIVE_RESPONSE };
 		bool ok = nbt_names_valid(pdu);
 
-		talloc_free(pdu);
+		talloc_free(owner);
 		if (!ok) {
 			smbd_conn_terminate(conn, "malformed NetBIOS session "
 					    "request");
@@ -333,7 +477,7 @@ static void recv_deliver(struct smbd_transport *t, uint8_t *pdu)
 		t->nbt_session_done = true;
 		queue_raw(t, positive, sizeof(positive));
 	} else {
-		t->got_pdu(conn, pdu, t->pdu_len);
+		t->got_pdu(conn, owner, pdu, t->pdu_len);
 	}
 }
 
@@ -360,7 +504,7 @@ static void recv_pdu_done(struct tevent_req *subreq)
 				    "connection lost inside a PDU");
 		return;
 	}
-	recv_deliver(t, pdu);
+	recv_deliver(t, pdu, pdu);
 	if (!conn->terminating) {
 		recv_start(t);
 	}
@@ -579,10 +723,12 @@ static int transport_destructor(struct smbd_transport *t)
 	size_t cap = 0;
 
 	smbd_splice_stats(t->conn, &pipes, &cap, &busy);
-	DBG_INFO("%s: memory: largest PDU %zu bytes (limit %zu), response "
-		   "queue peak %zu bytes (limit ~%d), splice pipes %u x %zu "
-		   "bytes\n", t->conn->peer, t->peak_pdu, t->max_pdu,
-		   t->peak_queued, SMBD_SENDQ_HIGH, pipes, cap);
+	DBG_INFO("%s: memory: largest PDU %zu bytes (limit %zu), receive "
+		 "buffers: read-ahead %zu, shared peak %zu bytes (limit %d), "
+		 "response queue peak %zu bytes (limit ~%d), splice pipes "
+		 "%u x %zu bytes\n", t->conn->peer, t->peak_pdu, t->max_pdu,
+		 t->ra_size, t->rbufs->peak, SMBD_RBUF_LIMIT, t->peak_queued,
+		 SMBD_SENDQ_HIGH, pipes, cap);
 	/* in-flight ring ops are cancelled by freeing their requests */
 	return 0;
 }
@@ -601,10 +747,13 @@ int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu)
 	t->ra_size = conn->server->lp->g.write_mode == LP_WRITE_MODE_SPLICE ?
 		4 : SMBD_RA_SIZE;
 	t->ra = talloc_size(t, t->ra_size);
-	if (t->ra == NULL) {
+	t->rbufs = smbd_rbufs_new(t);
+	if (t->ra == NULL || t->rbufs == NULL) {
 		talloc_free(t);
 		return -1;
 	}
+	t->in = t->ra;
+	t->in_size = t->ra_size;
 	talloc_set_destructor(t, transport_destructor);
 	conn->transport = t;
 	recv_start(t);

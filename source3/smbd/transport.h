@@ -22,8 +22,12 @@
 /* ... or this many responses (each holds its compound's memory) */
 #define SMBD_SENDQ_MAX_ENTRIES 64
 
-/* Called for each received PDU; buf is a talloc chunk the callee owns. */
-typedef void (*smbd_pdu_fn)(struct smbd_conn *conn, uint8_t *buf,
+/*
+ * Called for each received PDU: buf is kept alive by the talloc chunk
+ * owner (buf itself, or a reference to a receive buffer that PDUs
+ * share), which the callee owns now.
+ */
+typedef void (*smbd_pdu_fn)(struct smbd_conn *conn, void *owner, uint8_t *buf,
 			    size_t len);
 
 int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu);

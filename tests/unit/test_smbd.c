@@ -1,11 +1,12 @@
 /*
- * Unit tests for the daemon's self-contained pieces: the credit window
- * and the failed-logon back-off.
+ * Unit tests for the daemon's self-contained pieces: the credit window,
+ * the failed-logon back-off and the shared receive buffers.
  * The .c is included (h2o's t/00unit style) because smbd is a program,
  * not a library.
  */
 #include "source3/smbd/credits.c"
 #include "source3/smbd/logon_throttle.c"
+#include "source3/smbd/rbuf.c"
 #include "tests/unit/unit.h"
 
 /* NEGOTIATE uses id 0 and gets its credits; the window moves on. */
@@ -167,6 +168,57 @@ static void test_throttle__bounded(void **state)
 	talloc_free(t);
 }
 
+/*
+ * A shared receive buffer outlives the transport while PDUs hold it, and
+ * goes with the last of them, in any order; the accounting follows.
+ */
+static void test_rbuf__last_reference_frees(void **state)
+{
+	struct smbd_rbufs *set = smbd_rbufs_new(*state);
+	struct smbd_rbuf *rb = NULL, *rb2 = NULL;
+	void *hold = smbd_rbuf_new(*state, set, 4096, &rb);
+	void *pdu1 = NULL, *pdu2 = NULL, *hold2 = NULL;
+
+	assert_non_null(hold);
+	assert_int_equal((uintptr_t)rb->data % 16, 0);
+	memset(rb->data, 0xAB, rb->size);       /* all of it is ours */
+	pdu1 = smbd_rbuf_ref(*state, rb);
+	pdu2 = smbd_rbuf_ref(*state, rb);
+	assert_int_equal(rb->refs, 3);
+	hold2 = smbd_rbuf_new(*state, set, 8192, &rb2);
+	assert_int_equal(set->bytes, 4096 + 8192);
+	assert_int_equal(set->peak, 4096 + 8192);
+	talloc_free(hold);                      /* the transport moves on */
+	assert_int_equal(rb->refs, 2);
+	assert_int_equal(set->bytes, 4096 + 8192);
+	talloc_free(pdu2);
+	talloc_free(hold2);                     /* rb2 had no PDU: gone */
+	assert_int_equal(set->bytes, 4096);
+	assert_int_equal(rb->data[4095], 0xAB);
+	talloc_free(pdu1);                      /* the last one */
+	assert_int_equal(set->bytes, 0);
+	assert_int_equal(set->peak, 4096 + 8192);
+	talloc_free(set);
+}
+
+/* The connection goes first: PDUs still in flight keep their bytes. */
+static void test_rbuf__outlives_its_set(void **state)
+{
+	struct smbd_rbufs *set = smbd_rbufs_new(*state);
+	struct smbd_rbuf *rb = NULL;
+	void *hold = smbd_rbuf_new(set, set, 100, &rb);
+	void *pdu = NULL;
+
+	assert_non_null(hold);
+	pdu = smbd_rbuf_ref(*state, rb);
+	rb->data[99] = 7;
+	talloc_free(set);                       /* and hold with it */
+	assert_null(rb->set);
+	assert_int_equal(rb->refs, 1);
+	assert_int_equal(rb->data[99], 7);
+	talloc_free(pdu);                       /* ASan: freed, not leaked */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +232,8 @@ int main(void)
 		T(test_throttle__backoff),
 		T(test_throttle__cap_and_reset),
 		T(test_throttle__bounded),
+		T(test_rbuf__last_reference_frees),
+		T(test_rbuf__outlives_its_set),
 #undef T
 	};
 
