@@ -39,8 +39,10 @@ def main():
                     help="write: WRITEs of the file's own bytes at their "
                     "offsets (the file is unchanged; each answer checked)")
     a = ap.parse_args()
-    if not 1 <= a.depth <= 256 or a.size > 65536:
-        ap.error("depth 1..256, size <= 65536 (one credit each)")
+    if not 1 <= a.depth <= 256 or not 1 <= a.size <= 8 * 1048576:
+        ap.error("depth 1..256, size 1..8 MiB")
+    # MS-SMB2 3.1.5.2: one credit per 64 KiB started
+    charge = (a.size + 65535) // 65536
     with open(a.path, "rb") as f:
         data = f.read()
     nblocks = len(data) // a.size
@@ -50,6 +52,8 @@ def main():
     c.negotiate(dialects=[0x0210])
     c.session_setup_anonymous()
     c.tree_connect(a.share)
+    if a.size > (c.max_write if a.op == "write" else c.max_read):
+        sys.exit("size above the server's MaxWrite/MaxRead")
     fid = c.create(a.file, desired_access=0x0012019F if a.op == "write"
                    else 0x00120089)
     done = 0
@@ -64,10 +68,12 @@ def main():
             block += 1
             if a.op == "write":
                 pdu = c.pdu("WRITE", rawsmb.write_body(
-                    data[off:off + a.size], file_id=fid, offset=off))
+                    data[off:off + a.size], file_id=fid, offset=off),
+                    credit_charge=charge)
             else:
                 pdu = c.pdu("READ", rawsmb.read_body(
-                    file_id=fid, offset=off, length=a.size))
+                    file_id=fid, offset=off, length=a.size),
+                    credit_charge=charge)
             mid = int.from_bytes(pdu[24:32], "little")
             want[mid] = off
             frames.append(rawsmb.nbt(pdu))
