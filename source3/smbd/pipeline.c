@@ -77,17 +77,20 @@ bool smbd_pipeline_running(const struct smbd_conn *conn)
 	return conn->pipeline != NULL && conn->pipeline->nrunning > 0;
 }
 
+/*
+ * c->conn only on a change: a compound kept by a SENDMSG in flight is
+ * freed after its connection (not running by then).
+ */
 static void set_running(struct smbd_compound *c, bool on)
 {
-	struct smbd_pipeline *p = c->conn->pipeline;
-
-	if (c->running != on) {
-		c->running = on;
-		if (on) {
-			p->nrunning++;
-		} else {
-			p->nrunning--;
-		}
+	if (c->running == on) {
+		return;
+	}
+	c->running = on;
+	if (on) {
+		c->conn->pipeline->nrunning++;
+	} else {
+		c->conn->pipeline->nrunning--;
 	}
 }
 
