@@ -40,7 +40,11 @@
 /* called + calling NetBIOS names, each 0x20 + 32 encoded bytes + 0x00 */
 #define NBT_NAME_LEN 34
 #define SMBD_SEND_MAX_IOV 1024
-#define SMBD_RA_SIZE 65536      /* read-ahead buffer per connection */
+/*
+ * The read-ahead per connection: 64 KiB and room for an SMB2 header, so
+ * that a lone 64 KiB WRITE (65652 bytes framed) comes in one receive.
+ */
+#define SMBD_RA_SIZE (68 * 1024)
 /*
  * Shared receive buffers hold SMBD_RBUF_PDUS frames of the large PDU that
  * starts one, within 1..4 MiB (docs/performance.md, WRITE part); a PDU
