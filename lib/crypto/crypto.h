@@ -147,6 +147,21 @@ int smb2_encrypt(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 		 uint64_t session_id, struct smb2_nonce_gen *ng);
 
 /*
+ * smb2_encrypt in two steps, so the AEAD may run on another thread while
+ * nonces are still drawn in the one thread that owns ng (no two messages
+ * of a session may share one): _prepare fills the TRANSFORM_HEADER with
+ * a fresh nonce (same errors as smb2_encrypt, nothing spent on -EINVAL),
+ * _seal encrypts under it and writes the tag.  The iovecs must not change
+ * in between: OriginalMessageSize is already in the header.
+ */
+int smb2_encrypt_prepare(uint16_t cipher_id, size_t key_len,
+			 uint8_t transform_hdr[52], const struct iovec *iov,
+			 int iovcnt, uint64_t session_id,
+			 struct smb2_nonce_gen *ng);
+int smb2_encrypt_seal(uint16_t cipher_id, const uint8_t *key, size_t key_len,
+		      uint8_t transform_hdr[52], struct iovec *iov, int iovcnt);
+
+/*
  * Verify and decrypt in place a received message whose TRANSFORM_HEADER
  * was already checked (smb2_transform_pull).  The iovecs must hold
  * exactly OriginalMessageSize bytes.  Returns 0, -EINVAL, or -EBADMSG

@@ -119,9 +119,10 @@ int seal_hdr(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 	return ret;
 }
 
-int smb2_encrypt(uint16_t cipher_id, const uint8_t *key, size_t key_len,
-		 uint8_t transform_hdr[52], struct iovec *iov, int iovcnt,
-		 uint64_t session_id, struct smb2_nonce_gen *ng)
+int smb2_encrypt_prepare(uint16_t cipher_id, size_t key_len,
+			 uint8_t transform_hdr[52], const struct iovec *iov,
+			 int iovcnt, uint64_t session_id,
+			 struct smb2_nonce_gen *ng)
 {
 	uint32_t len = 0;
 	int ret = msg_len(iov, iovcnt, &len);
@@ -130,11 +131,29 @@ int smb2_encrypt(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 		return ret;
 	}
 	/* check before a nonce is spent */
-	if (key == NULL || key_len == 0 ||
-	    key_len != smb2_cipher_key_len(cipher_id)) {
+	if (key_len == 0 || key_len != smb2_cipher_key_len(cipher_id)) {
 		return -EINVAL;
 	}
-	ret = tf_fill(transform_hdr, cipher_id, len, session_id, ng);
+	return tf_fill(transform_hdr, cipher_id, len, session_id, ng);
+}
+
+int smb2_encrypt_seal(uint16_t cipher_id, const uint8_t *key, size_t key_len,
+		      uint8_t transform_hdr[52], struct iovec *iov, int iovcnt)
+{
+	return seal_hdr(cipher_id, key, key_len, transform_hdr, iov, iovcnt);
+}
+
+int smb2_encrypt(uint16_t cipher_id, const uint8_t *key, size_t key_len,
+		 uint8_t transform_hdr[52], struct iovec *iov, int iovcnt,
+		 uint64_t session_id, struct smb2_nonce_gen *ng)
+{
+	int ret = 0;
+
+	if (key == NULL) {
+		return -EINVAL;
+	}
+	ret = smb2_encrypt_prepare(cipher_id, key_len, transform_hdr, iov,
+				   iovcnt, session_id, ng);
 	if (ret != 0) {
 		return ret;
 	}

@@ -708,6 +708,33 @@ static void test_seal__gcm311_encrypt(void **state)
 	talloc_free(tmp);
 }
 
+/* [ENC311] again in two steps (prepare in one thread, seal in another) */
+static void test_seal__gcm311_two_steps(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(*state);
+	uint8_t *key = unhex(tmp, "A2F5E80E5D59103034F32E52F698E5EC", NULL);
+	struct smb2_nonce_gen ng = { .ready = true,
+				     .counter = 0x48AF9C262D82D6C7ULL,
+				     .fixed = { 0x90, 0x4C, 0x66, 0x4C } };
+	uint8_t tf[SMB2_TRANSFORM_HDR_SIZE];
+	struct iovec msg;
+	uint8_t *plain = unhex(tmp, enc311_plain, &msg.iov_len);
+
+	msg.iov_base = plain;
+	/* a bad key length spends no nonce */
+	assert_int_equal(smb2_encrypt_prepare(SMB2_ENCRYPTION_AES128_GCM, 32,
+					      tf, &msg, 1, 1, &ng), -EINVAL);
+	assert_true(ng.counter == 0x48AF9C262D82D6C7ULL);
+	assert_int_equal(smb2_encrypt_prepare(SMB2_ENCRYPTION_AES128_GCM, 16,
+					      tf, &msg, 1,
+					      0x100000000025ULL, &ng), 0);
+	assert_true(ng.counter == 0x48AF9C262D82D6C8ULL);
+	assert_int_equal(smb2_encrypt_seal(SMB2_ENCRYPTION_AES128_GCM, key,
+					   16, tf, &msg, 1), 0);
+	assert_transformed(tf, plain, msg.iov_len, enc311_transformed);
+	talloc_free(tmp);
+}
+
 static void test_seal__gcm311_decrypt(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
@@ -1038,6 +1065,7 @@ int main(void)
 		T(test_seal__ccm30_encrypt),
 		T(test_seal__ccm30_decrypt),
 		T(test_seal__gcm311_encrypt),
+		T(test_seal__gcm311_two_steps),
 		T(test_seal__gcm311_decrypt),
 		T(test_seal__aes256),
 		T(test_seal__bad_tag),
