@@ -128,6 +128,8 @@ struct lp_global {
 	const char *guest_account;
 	int oplock_break_timeout;       /* seconds a break waits for an ack */
 	int write_mode;                 /* enum lp_write_mode */
+	int crypto_threads;             /* -1: online CPUs (<= 8), 0: none */
+	int crypto_min_size;            /* smaller messages stay inline */
 };
 
 struct loadparm {

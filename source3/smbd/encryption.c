@@ -25,6 +25,23 @@ static NTSTATUS find_crypto(struct smbd_conn *conn, uint64_t session_id,
 	return NT_STATUS_OK;
 }
 
+NTSTATUS smbd_decrypt_check(struct smbd_conn *conn, const uint8_t *buf,
+			    size_t len, struct smb2_transform_hdr *th,
+			    struct smbd_crypto **crypto)
+{
+	size_t consumed = 0;
+	NTSTATUS status;
+
+	status = smb2_transform_pull(buf, len, th, &consumed);
+	if (NT_STATUS_IS_OK(status) && consumed != len) {
+		status = NT_STATUS_INVALID_PARAMETER;   /* trailing bytes */
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = find_crypto(conn, th->session_id, crypto);
+	}
+	return status;
+}
+
 NTSTATUS smbd_decrypt_message(struct smbd_conn *conn, TALLOC_CTX *ref_ctx,
 			      uint8_t *buf, size_t len, uint8_t **msg,
 			      size_t *msg_len, struct smbd_crypto **crypto,
@@ -32,16 +49,9 @@ NTSTATUS smbd_decrypt_message(struct smbd_conn *conn, TALLOC_CTX *ref_ctx,
 {
 	struct smb2_transform_hdr th;
 	struct iovec iov;
-	size_t consumed = 0;
 	NTSTATUS status;
 
-	status = smb2_transform_pull(buf, len, &th, &consumed);
-	if (NT_STATUS_IS_OK(status) && consumed != len) {
-		status = NT_STATUS_INVALID_PARAMETER;   /* trailing bytes */
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = find_crypto(conn, th.session_id, crypto);
-	}
+	status = smbd_decrypt_check(conn, buf, len, &th, crypto);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -61,7 +71,7 @@ NTSTATUS smbd_decrypt_message(struct smbd_conn *conn, TALLOC_CTX *ref_ctx,
 	return NT_STATUS_OK;
 }
 
-int smbd_encrypt_message(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
+int smbd_encrypt_prepare(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
 			 uint64_t session_id, const struct iovec *iov,
 			 int iovcnt, struct iovec **out, int *outcnt)
 {
@@ -73,9 +83,9 @@ int smbd_encrypt_message(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
 		return -ENOMEM;
 	}
 	memcpy(o + 1, iov, sizeof(*iov) * iovcnt);
-	ret = smb2_encrypt(crypto->cipher_id, crypto->keys.encrypt,
-			   crypto->keys.cipher_key_len, hdr, o + 1, iovcnt,
-			   session_id, &crypto->nonce);
+	ret = smb2_encrypt_prepare(crypto->cipher_id,
+				   crypto->keys.cipher_key_len, hdr, o + 1,
+				   iovcnt, session_id, &crypto->nonce);
 	if (ret != 0) {
 		return ret;
 	}
@@ -83,6 +93,21 @@ int smbd_encrypt_message(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
 	*out = o;
 	*outcnt = iovcnt + 1;
 	return 0;
+}
+
+int smbd_encrypt_message(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
+			 uint64_t session_id, const struct iovec *iov,
+			 int iovcnt, struct iovec **out, int *outcnt)
+{
+	int ret = smbd_encrypt_prepare(mem_ctx, crypto, session_id, iov,
+				       iovcnt, out, outcnt);
+
+	if (ret != 0) {
+		return ret;
+	}
+	return smb2_encrypt_seal(crypto->cipher_id, crypto->keys.encrypt,
+				 crypto->keys.cipher_key_len,
+				 (*out)[0].iov_base, *out + 1, *outcnt - 1);
 }
 
 NTSTATUS smbd_encryption_check(const struct smbd_request *req,

@@ -6,7 +6,17 @@
 #ifndef RINGSMB_SMBD_ENCRYPTION_H
 #define RINGSMB_SMBD_ENCRYPTION_H
 
+#include "lib/smb2/transform.h"
 #include "source3/smbd/smbd.h"
+
+/*
+ * The checks before decryption (3.3.5.2.1.1): a well-formed TRANSFORM
+ * header filling the message, naming a session of conn that has keys.
+ * *crypto is not referenced.
+ */
+NTSTATUS smbd_decrypt_check(struct smbd_conn *conn, const uint8_t *buf,
+			    size_t len, struct smb2_transform_hdr *th,
+			    struct smbd_crypto **crypto);
 
 /*
  * Verifies and decrypts a TRANSFORM message in place.  On success *msg
@@ -23,6 +33,14 @@ NTSTATUS smbd_decrypt_message(struct smbd_conn *conn, TALLOC_CTX *ref_ctx,
  * the iovec array to send, TRANSFORM header first, allocated on mem_ctx.
  */
 int smbd_encrypt_message(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
+			 uint64_t session_id, const struct iovec *iov,
+			 int iovcnt, struct iovec **out, int *outcnt);
+/*
+ * Its first half, in the loop thread: the iovec array and the TRANSFORM
+ * header with the session's next nonce.  smb2_encrypt_seal on
+ * (*out)[0], *out + 1 finishes it, in any thread.
+ */
+int smbd_encrypt_prepare(TALLOC_CTX *mem_ctx, struct smbd_crypto *crypto,
 			 uint64_t session_id, const struct iovec *iov,
 			 int iovcnt, struct iovec **out, int *outcnt);
 

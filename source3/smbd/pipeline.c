@@ -154,17 +154,59 @@ void smbd_pipeline_got_spliced_write(struct smbd_conn *conn, uint8_t *buf,
 	pipeline_got(conn, buf, buf, len, sp, payload);
 }
 
-/* Freed while its command runs (the connection goes): not running. */
+/*
+ * Freed while its command runs (the connection goes): not running.  A
+ * response on the crypto pool is freed only after its connection
+ * (pipeline_crypto.c): it is not running, and must not look at conn.
+ */
 static int compound_destructor(struct smbd_compound *c)
 {
-	set_running(c, false);
+	if (c->running) {
+		set_running(c, false);
+	}
 	return 0;
 }
+
+
+bool smbd_compound_parse(struct smbd_compound *c, uint8_t *msg, size_t len)
+{
+	struct smbd_conn *conn = c->conn;
+	NTSTATUS status;
+
+	status = smb2_compound_carve(c, msg, len, &c->pdus, &c->count);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_INFO("%s: malformed PDU (%s)\n", conn->peer,
+			 nt_errstr(status));
+		smbd_compound_drop(c);
+		smbd_conn_terminate(conn, "malformed PDU");
+		return false;
+	}
+	if (c->in_splice != NULL) {
+		c->pdus[0].ext_len = c->in_splice_payload;
+	}
+	if (c->count == 1 && c->pdus[0].hdr.command == SMB2_OP_CANCEL &&
+	    conn->dialect != 0) {
+		/* not queued behind what it cancels (3.3.5.16) */
+		smbd_async_cancel(conn, &c->pdus[0]);
+		smbd_compound_drop(c);
+		return false;
+	}
+	c->elems = talloc_zero_array(c, struct smbd_elem_out, c->count);
+	if (c->elems == NULL) {
+		smbd_compound_drop(c);
+		smbd_conn_terminate(conn, "out of memory");
+		return false;
+	}
+	if (!c->queued) {
+		smbd_compound_enqueue(c);
+	}
+	return true;
+}
+
 
 static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
 			 size_t len, struct smbd_splice *sp, size_t payload)
 {
-	struct smbd_pipeline *p = conn->pipeline;
 	struct smbd_compound *c = NULL;
 	NTSTATUS status;
 
@@ -174,7 +216,7 @@ static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
 		talloc_free(owner);
 		return;
 	}
-	c = talloc_zero(p, struct smbd_compound);
+	c = talloc_zero(conn->pipeline, struct smbd_compound);
 	if (c == NULL) {
 		talloc_free(owner);
 		smbd_conn_terminate(conn, "out of memory");
@@ -183,11 +225,16 @@ static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
 	c->conn = conn;
 	talloc_set_destructor(c, compound_destructor);
 	c->owner = talloc_steal(c, owner);
+	c->buf = buf;
 	c->len = len;
 	/* the transport made sure: a lone WRITE, data after the head */
 	c->in_splice = talloc_steal(c, sp);
+	c->in_splice_payload = payload;
 	c->related_status = NT_STATUS_OK;
 	if (len >= 4 && buf[0] == 0xFD) {
+		if (smbd_crypto_rx_decrypt(c)) {
+			return;         /* queued; parsed once decrypted */
+		}
 		status = smbd_decrypt_message(conn, c, buf, len, &buf, &len,
 					      &c->crypto,
 					      &c->crypto_session_id);
@@ -199,35 +246,13 @@ static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
 			return;
 		}
 	}
-	status = smb2_compound_carve(c, buf, len, &c->pdus, &c->count);
-	if (!NT_STATUS_IS_OK(status)) {
-		DBG_INFO("%s: malformed PDU (%s)\n", conn->peer,
-			 nt_errstr(status));
-		talloc_free(c);
-		smbd_conn_terminate(conn, "malformed PDU");
+	if (!smbd_compound_parse(c, buf, len)) {
 		return;
 	}
-	if (sp != NULL) {
-		c->pdus[0].ext_len = payload;
+	if (c->crypto == NULL) {
+		smbd_crypto_rx_verify(c);       /* holds c back if it takes it */
 	}
-	if (c->count == 1 && c->pdus[0].hdr.command == SMB2_OP_CANCEL &&
-	    conn->dialect != 0) {
-		/* not queued behind what it cancels (3.3.5.16) */
-		smbd_async_cancel(conn, &c->pdus[0]);
-		talloc_free(c);
-		return;
-	}
-	c->elems = talloc_zero_array(c, struct smbd_elem_out, c->count);
-	if (c->elems == NULL) {
-		talloc_free(c);
-		smbd_conn_terminate(conn, "out of memory");
-		return;
-	}
-	DLIST_ADD_END_SIMPLE(p->queue, c);
-	if (++p->queued >= SMBD_MAX_QUEUED) {
-		smbd_transport_pause(conn, true);
-	}
-	smbd_pipeline_start_next(p);
+	smbd_pipeline_start_next(conn->pipeline);
 }
 
 uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
@@ -604,7 +629,8 @@ static NTSTATUS check_signature(struct smbd_compound *c,
 		s = smbd_session_find(c->conn, related ? c->session_id :
 				      pdu->hdr.session_id);
 	}
-	return smbd_signing_check(c->conn, pdu, s, &c->cur_sign, c->cur_key);
+	return smbd_signing_check_pre(c->conn, pdu, s, &c->sig_pre,
+				      &c->cur_sign, c->cur_key);
 }
 
 /*
@@ -879,42 +905,6 @@ static void element_done(struct tevent_req *subreq)
 	smbd_compound_next(c);
 }
 
-/* After NextCommand and padding are final: each element on its own. */
-static void sign_elements(struct smbd_compound *c)
-{
-	int i;
-
-	for (i = 0; i < c->num_elems; i++) {
-		struct smbd_elem_out *e = &c->elems[i];
-		if (e->sign) {
-			smbd_signing_sign_as(c->conn, e->sign_dialect,
-					     e->sign_alg, e->key,
-					     &c->out[e->hdr_idx], e->iovcnt);
-		}
-	}
-}
-
-/* A request that came encrypted is answered encrypted (3.3.4.1.4). */
-static void send_encrypted(struct smbd_compound *c)
-{
-	struct iovec *iov = NULL;
-	int n = 0;
-
-	struct smbd_conn *conn = c->conn;
-
-	if (smbd_encrypt_message(c, c->crypto, c->crypto_session_id, c->out,
-				 c->outcnt, &iov, &n) != 0) {
-		talloc_free(c);
-		smbd_conn_terminate(conn, "cannot encrypt a response");
-		return;
-	}
-	if (c->zerocopy) {
-		smbd_transport_send_zc(c->conn, iov, n, c);
-	} else {
-		smbd_transport_send(c->conn, iov, n, c);
-	}
-}
-
 /*
  * A READ answered in splice mode: headers from memory, payload from its
  * pipe.  READ chose it only for a lone, unsigned, unencrypted request
@@ -968,30 +958,20 @@ static void compound_finish(struct smbd_compound *c)
 		smbd_notify_flush(conn->server->notify);
 	}
 
-	DLIST_REMOVE_SIMPLE(p->queue, c);
-	if (p->queued-- == SMBD_MAX_QUEUED) {
-		smbd_transport_pause(conn, false);
-	}
+	smbd_compound_unqueue(c);
 	if (c->num_elems > 0) {
 		c->elems[c->num_elems - 1].iovcnt = c->outcnt -
 			(int)c->last_hdr;
-	}
-	if (c->crypto == NULL) {
-		sign_elements(c);
 	}
 	if (c->outcnt == 0 || conn->terminating) {
 		talloc_free(c);
 	} else if (c->splice != NULL) {
 		send_spliced(c);
-	} else if (c->crypto != NULL) {
-		send_encrypted(c);
 	} else {
-		/* the transport owns c (and every buffer in out) from here */
-		if (c->zerocopy) {
-			smbd_transport_send_zc(conn, c->out, c->outcnt, c);
-		} else {
-			smbd_transport_send(conn, c->out, c->outcnt, c);
-		}
+		/* the transport (or the crypto pool) owns c from here */
+		smbd_crypto_send(conn, c, c->out, c->outcnt, c->elems,
+				 c->num_elems, c->crypto, c->crypto_session_id,
+				 c->zerocopy);
 	}
 	if (!conn->terminating) {
 		smbd_sessions_reap(conn);

@@ -120,23 +120,15 @@ bool smbd_async_start(struct smbd_compound *c, struct tevent_req *subreq,
 static void async_send(struct smbd_async *a, struct iovec *iov, int n)
 {
 	struct smbd_conn *conn = a->p->conn;
-	struct iovec *enc = NULL;
-	int encn = 0;
+	struct smbd_elem_out e = {
+		.hdr_idx = 0, .iovcnt = n, .sign = a->sign,
+		.sign_dialect = conn->dialect, .sign_alg = conn->signing_alg,
+	};
 
-	if (a->crypto == NULL) {
-		if (a->sign) {
-			smbd_signing_sign(conn, a->key, iov, n);
-		}
-		smbd_transport_send(conn, iov, n, a);
-		return;
-	}
-	if (smbd_encrypt_message(a, a->crypto, a->crypto_session_id, iov, n,
-				 &enc, &encn) != 0) {
-		talloc_free(a);
-		smbd_conn_terminate(conn, "cannot encrypt a response");
-		return;
-	}
-	smbd_transport_send(conn, enc, encn, a);
+	memcpy(e.key, a->key, sizeof(e.key));
+	smbd_crypto_send(conn, a, iov, n, &e, 1, a->crypto,
+			 a->crypto_session_id, false);
+	crypto_wipe(e.key, sizeof(e.key));
 }
 
 static void async_done(struct tevent_req *subreq)

@@ -9,6 +9,7 @@
 
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/pipeline.h"
+#include "source3/smbd/signing.h"
 
 #define SMBD_MAX_QUEUED 64
 /*
@@ -22,6 +23,12 @@
 #define SMBD_MAX_ASYNC 512
 /* Room for a compound's response, below the 16 MiB NBT frame limit. */
 #define SMBD_MAX_COMPOUND_RSP (12 * 1024 * 1024)
+/*
+ * Response bytes a connection may have on the crypto pool
+ * (pipeline_crypto.c) before it starts no more requests, as the transport
+ * does for its send queue.
+ */
+#define SMBD_MAX_SEALING_BYTES (32 * 1024 * 1024)
 
 /* Where one response element sits in out[], and how to sign it. */
 struct smbd_elem_out {
@@ -36,6 +43,7 @@ struct smbd_compound {
 	struct smbd_compound *prev, *next;
 	struct smbd_conn *conn;
 	void *owner;                    /* keeps the received bytes alive */
+	uint8_t *buf;                   /* the received bytes (len of them) */
 	size_t len;
 	struct smb2_pdu *pdus;
 	size_t count;
@@ -58,12 +66,21 @@ struct smbd_compound {
 	struct smbd_splice *splice;
 	/* a spliced WRITE's payload, in pipes (transport.c), or NULL */
 	struct smbd_splice *in_splice;
+	size_t in_splice_payload;       /* its bytes in the pipes */
 	bool zerocopy;                  /* a payload to send SENDMSG_ZC */
 	size_t splice_len;
 	struct smbd_request *req;
 	struct tevent_req *subreq;      /* the running command */
 	bool running;                   /* from element_start to its end */
 	bool started;                   /* compound_next called for it */
+	bool queued;                    /* on pipeline->queue */
+	/*
+	 * A pool thread decrypts or verifies buf (pipeline_crypto.c): the
+	 * compound is queued in arrival order but is not carved (decrypt)
+	 * or not checked yet, so neither it nor anything behind it starts.
+	 */
+	bool crypto_busy;
+	struct smbd_sig_pre sig_pre;    /* a lone PDU's signature, checked */
 	const struct smbd_cmd *cmd;
 	struct smbd_elem_out *elems;    /* one per response element */
 	int num_elems;
@@ -92,6 +109,7 @@ struct smbd_pipeline {
 	struct tevent_immediate *resume;
 	size_t num_pending;
 	uint64_t next_async_id;
+	size_t sealing_bytes;           /* responses on the crypto pool */
 };
 
 /* pipeline.c */
@@ -107,6 +125,37 @@ void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 
 /* Runs c's elements from c->cur on (pipeline.c). */
 void smbd_compound_next(struct smbd_compound *c);
+/*
+ * Carves c's (plain) message and queues c if it is not queued yet; false
+ * when c was dropped: a CANCEL (handled), or a malformed message (the
+ * connection ends).
+ */
+bool smbd_compound_parse(struct smbd_compound *c, uint8_t *msg, size_t len);
+
+/* pipeline_sched.c */
+/* Takes c off the queue, if it is on it (and frees it: _drop). */
+void smbd_compound_unqueue(struct smbd_compound *c);
+void smbd_compound_drop(struct smbd_compound *c);
+void smbd_compound_enqueue(struct smbd_compound *c);
+
+/* pipeline_crypto.c */
+/*
+ * A large TRANSFORM message: decrypted on the pool, c queued meanwhile
+ * (false: not offloaded, decrypt inline).
+ */
+bool smbd_crypto_rx_decrypt(struct smbd_compound *c);
+/* A large signed lone PDU: its signature is checked on the pool. */
+bool smbd_crypto_rx_verify(struct smbd_compound *c);
+/*
+ * Signs each element of iov that elems asks to (or, crypto set, encrypts
+ * the whole) and queues it on the transport, which takes owner (holding
+ * every buffer of iov).  Large responses go to the pool first.
+ */
+void smbd_crypto_send(struct smbd_conn *conn, void *owner,
+		      struct iovec *iov, int iovcnt,
+		      const struct smbd_elem_out *elems, int num_elems,
+		      struct smbd_crypto *crypto, uint64_t crypto_session_id,
+		      bool zerocopy);
 
 /* pipeline_sched.c: starts every queued compound that may start now. */
 void smbd_pipeline_start_next(struct smbd_pipeline *p);

@@ -12,8 +12,41 @@
  */
 #include <stdint.h>
 #include "lib/util/byteorder.h"
+#include "lib/util/dlist.h"
 #include "source3/smbd/pipeline_private.h"
 #include "source3/smbd/transport.h"
+
+/* The queue in arrival order; the transport pauses while it is full. */
+void smbd_compound_enqueue(struct smbd_compound *c)
+{
+	struct smbd_pipeline *p = c->conn->pipeline;
+
+	DLIST_ADD_END_SIMPLE(p->queue, c);
+	c->queued = true;
+	if (++p->queued >= SMBD_MAX_QUEUED) {
+		smbd_transport_pause(c->conn, true);
+	}
+}
+
+void smbd_compound_unqueue(struct smbd_compound *c)
+{
+	struct smbd_pipeline *p = c->conn->pipeline;
+
+	if (!c->queued) {
+		return;
+	}
+	c->queued = false;
+	DLIST_REMOVE_SIMPLE(p->queue, c);
+	if (p->queued-- == SMBD_MAX_QUEUED) {
+		smbd_transport_pause(c->conn, false);
+	}
+}
+
+void smbd_compound_drop(struct smbd_compound *c)
+{
+	smbd_compound_unqueue(c);
+	talloc_free(c);
+}
 
 /*
  * A READ or WRITE alone in its PDU (not a compound, not a spliced WRITE):
@@ -74,7 +107,11 @@ static struct smbd_compound *next_to_start(struct smbd_pipeline *p)
 		bytes += io_bytes(swrite, soff, send);
 		n++;
 	}
-	if (c == NULL || c == p->queue) {
+	/* not decrypted (or verified) yet: nothing behind it may overtake */
+	if (c == NULL || c->crypto_busy) {
+		return NULL;
+	}
+	if (c == p->queue) {
 		return c;
 	}
 	if (!lone_io(c, &write, &off, &end) ||
@@ -108,7 +145,8 @@ void smbd_pipeline_start_next(struct smbd_pipeline *p)
 	p->starting = true;
 	/* bounded: each pass starts one compound of at most SMBD_MAX_QUEUED */
 	for (i = 0; i <= SMBD_MAX_QUEUED && !p->conn->terminating; i++) {
-		if (smbd_transport_congested(p->conn)) {
+		if (smbd_transport_congested(p->conn) ||
+		    p->sealing_bytes > SMBD_MAX_SEALING_BYTES) {
 			break;          /* smbd_pipeline_kick() resumes */
 		}
 		c = next_to_start(p);

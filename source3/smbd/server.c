@@ -236,6 +236,7 @@ int smbd_server_start(struct smbd_server *server)
 	}
 	server->ring = uring_ev_get(server->ev);
 	DBG_NOTICE("io_uring: %s\n", server->ring ? "on" : "off");
+	smbd_crypto_pool_start(server);
 	crypto_random(server->server_guid, sizeof(server->server_guid));
 	server->start_time = nttime_now();
 	crypto_random(&server->session_id_salt,
@@ -265,6 +266,7 @@ int smbd_server_run(struct smbd_server *server)
 	while (server->conns != NULL) {
 		talloc_free(server->conns);
 	}
+	smbd_crypto_pool_stop(server);
 	/* before the file table they are listed in */
 	smbd_durable_shutdown(server);
 	return 0;

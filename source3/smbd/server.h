@@ -14,6 +14,11 @@ int smbd_server_start(struct smbd_server *server);
 /* Runs the event loop until SIGTERM/SIGINT; returns the exit code. */
 int smbd_server_run(struct smbd_server *server);
 
+/* pipeline_crypto.c: the threads of 'smb2 crypto threads' (or none) */
+void smbd_crypto_pool_start(struct smbd_server *server);
+/* Joins them: before the ring goes, which buffers they hold may use. */
+void smbd_crypto_pool_stop(struct smbd_server *server);
+
 /* listener.c */
 int smbd_listeners_open(struct smbd_server *server);
 

@@ -60,16 +60,29 @@ static bool exempt(uint16_t command, const struct smbd_session *s)
 	return command == SMB2_OP_NEGPROT || command == SMB2_OP_CANCEL;
 }
 
-NTSTATUS smbd_signing_check_key(const struct smbd_conn *conn,
-				uint16_t dialect, uint16_t alg,
-				const struct smb2_pdu *pdu,
-				const uint8_t check_key[16], bool *sign_rsp,
-				uint8_t key[16])
+/* pre's result if it was made as this check would be made. */
+static int sign_check(uint16_t dialect, uint16_t alg,
+		      const struct smb2_pdu *pdu, const uint8_t key[16],
+		      const struct smbd_sig_pre *pre)
 {
 	struct iovec iov = { (void *)pdu->buf, pdu->len };
 
+	if (pre != NULL && pre->done && pre->dialect == dialect &&
+	    pre->alg == alg && memcmp(pre->key, key, 16) == 0) {
+		return pre->result;
+	}
+	return smb2_sign_check(dialect, alg, key, &iov, 1, false);
+}
+
+static NTSTATUS check_with_key(const struct smbd_conn *conn,
+			       uint16_t dialect, uint16_t alg,
+			       const struct smb2_pdu *pdu,
+			       const uint8_t check_key[16],
+			       const struct smbd_sig_pre *pre, bool *sign_rsp,
+			       uint8_t key[16])
+{
 	*sign_rsp = false;
-	if (smb2_sign_check(dialect, alg, check_key, &iov, 1, false) != 0) {
+	if (sign_check(dialect, alg, pdu, check_key, pre) != 0) {
 		DBG_INFO("%s: bad signature on %s\n", conn->peer,
 			 smb2_op_name(pdu->hdr.command));
 		return NT_STATUS_ACCESS_DENIED;
@@ -79,13 +92,37 @@ NTSTATUS smbd_signing_check_key(const struct smbd_conn *conn,
 	return NT_STATUS_OK;
 }
 
-NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
-			    const struct smb2_pdu *pdu,
-			    const struct smbd_session *s, bool *sign_rsp,
-			    uint8_t key[16])
+NTSTATUS smbd_signing_check_key(const struct smbd_conn *conn,
+				uint16_t dialect, uint16_t alg,
+				const struct smb2_pdu *pdu,
+				const uint8_t check_key[16], bool *sign_rsp,
+				uint8_t key[16])
+{
+	return check_with_key(conn, dialect, alg, pdu, check_key, NULL,
+			      sign_rsp, key);
+}
+
+const uint8_t *smbd_signing_channel_key(const struct smbd_conn *conn,
+					const struct smbd_session *s)
+{
+	const struct smbd_channel *ch = NULL;
+
+	if (s == NULL || s->keys == NULL) {
+		return NULL;
+	}
+	/* each channel has its own key (MS-SMB2 3.3.5.2.4) */
+	ch = smbd_channel_find(s, conn);
+	return ch != NULL && ch->bound ? ch->signing_key : NULL;
+}
+
+NTSTATUS smbd_signing_check_pre(const struct smbd_conn *conn,
+				const struct smb2_pdu *pdu,
+				const struct smbd_session *s,
+				const struct smbd_sig_pre *pre,
+				bool *sign_rsp, uint8_t key[16])
 {
 	bool is_signed = pdu->hdr.flags & SMB2_FLAGS_SIGNED;
-	const struct smbd_channel *ch = NULL;
+	const uint8_t *ch_key = NULL;
 
 	*sign_rsp = false;
 	if (s == NULL || s->keys == NULL) {
@@ -104,13 +141,20 @@ NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
 		}
 		return NT_STATUS_OK;
 	}
-	/* each channel has its own key (MS-SMB2 3.3.5.2.4) */
-	ch = smbd_channel_find(s, conn);
-	if (ch == NULL || !ch->bound) {
+	ch_key = smbd_signing_channel_key(conn, s);
+	if (ch_key == NULL) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	return smbd_signing_check_key(conn, conn->dialect, conn->signing_alg,
-				      pdu, ch->signing_key, sign_rsp, key);
+	return check_with_key(conn, conn->dialect, conn->signing_alg, pdu,
+			      ch_key, pre, sign_rsp, key);
+}
+
+NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
+			    const struct smb2_pdu *pdu,
+			    const struct smbd_session *s, bool *sign_rsp,
+			    uint8_t key[16])
+{
+	return smbd_signing_check_pre(conn, pdu, s, NULL, sign_rsp, key);
 }
 
 void smbd_signing_sign_as(const struct smbd_conn *conn, uint16_t dialect,

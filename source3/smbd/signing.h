@@ -7,6 +7,18 @@
 
 #include "source3/smbd/smbd.h"
 
+/*
+ * A signature checked ahead of time on a pool thread (pipeline_crypto.c):
+ * its result stands for a check of the same PDU with the same key,
+ * dialect and algorithm, and for nothing else.
+ */
+struct smbd_sig_pre {
+	bool done;
+	int result;                     /* smb2_sign_check's */
+	uint8_t key[16];
+	uint16_t dialect, alg;
+};
+
 /* SecurityMode of our NEGOTIATE response, from 'server signing'. */
 uint16_t smbd_signing_security_mode(const struct smbd_server *server);
 /* Either side required signing in NEGOTIATE. */
@@ -21,6 +33,15 @@ NTSTATUS smbd_signing_check(const struct smbd_conn *conn,
 			    const struct smb2_pdu *pdu,
 			    const struct smbd_session *s, bool *sign_rsp,
 			    uint8_t key[16]);
+/* The same, using pre when it was made with the key the session has. */
+NTSTATUS smbd_signing_check_pre(const struct smbd_conn *conn,
+				const struct smb2_pdu *pdu,
+				const struct smbd_session *s,
+				const struct smbd_sig_pre *pre,
+				bool *sign_rsp, uint8_t key[16]);
+/* The channel key a signed request of s on conn is checked with, or NULL */
+const uint8_t *smbd_signing_channel_key(const struct smbd_conn *conn,
+					const struct smbd_session *s);
 
 /* Checks a signature with a given key, dialect and algorithm. */
 NTSTATUS smbd_signing_check_key(const struct smbd_conn *conn,

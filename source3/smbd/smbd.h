@@ -70,6 +70,12 @@ struct smbd_server {
 	struct smbd_open *disconnected;
 	size_t num_disconnected;
 	bool shutting_down;
+	/*
+	 * Threads for the signing and encryption of messages of at least
+	 * crypto_min_size bytes (pipeline_crypto.c); NULL: all inline.
+	 */
+	struct jobpool *crypto_pool;
+	size_t crypto_min_size;
 };
 
 struct smbd_listener {
