@@ -50,6 +50,9 @@ def all_configs(samba_io_uring):
                glob='smb2 write mode = splice\n',
                share='vfs objects = io_uring\n'),
         Config('default', 'ringsmb', 'ringsmb (defaults)'),
+        # the crypto pool off: every AES pass in the event loop
+        Config('inline', 'ringsmb', 'ringsmb, smb2 crypto threads = 0',
+               glob='smb2 crypto threads = 0\n'),
         Config('noop', 'ringsmb', 'ringsmb, vfs objects = noop',
                share='vfs objects = noop\n'),
         Config('io_uring', 'ringsmb', 'ringsmb, vfs objects = io_uring',
