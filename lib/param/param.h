@@ -129,6 +129,7 @@ struct lp_global {
 	int oplock_break_timeout;       /* seconds a break waits for an ack */
 	int write_mode;                 /* enum lp_write_mode */
 	int crypto_threads;             /* -1: online CPUs (<= 8), 0: none */
+	const char **crypto_offload;    /* decrypt encrypt verify sign */
 	int crypto_min_size;            /* smaller messages stay inline */
 };
 

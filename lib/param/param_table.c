@@ -133,12 +133,15 @@ const struct lp_param lp_params[] = {
 	{ "smb2 write mode", LP_ENUM, G(write_mode), .def = "copy",
 	  .enums = write_mode_vals },
 	/*
-	 * ringsmb: threads for the signing and encryption of large messages
+	 * ringsmb: threads for the AES passes over large messages
 	 * (docs/performance.md, "Crypto off the event loop"); -1 = online
-	 * CPUs up to 8, 0 = all in the event loop.
+	 * CPUs up to 8, 0 = all in the event loop.  Which passes go to them
+	 * (decrypt, encrypt, verify, sign) from how many bytes.
 	 */
 	{ "smb2 crypto threads", LP_INT, G(crypto_threads), .def = "-1",
 	  .min = -1, .max = 64 },
+	{ "smb2 crypto offload", LP_LIST, G(crypto_offload),
+	  .def = "decrypt" },
 	{ "smb2 crypto min size", LP_INT, G(crypto_min_size),
 	  .def = "65536", .min = 0, .max = 1 << 30 },
 

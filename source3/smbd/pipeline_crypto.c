@@ -3,7 +3,12 @@
  * the AES passes over large messages run on the server's crypto pool
  * (lib/util/jobpool.c) while the event loop goes on with other
  * connections.  Messages under 'smb2 crypto min size' stay inline: the
- * handoff (two thread wakeups) costs more than their crypto.
+ * handoff (two thread wakeups, ~20 us) costs more than their crypto.
+ * 'smb2 crypto offload' says which of the four passes may go; by default
+ * only the decryption of requests: on the 2-core development machine,
+ * with the clients on it too, that gained, while handing over the
+ * encryption or signing of responses lost (docs/performance.md, "Crypto
+ * off the event loop").
  *
  * What stays in the loop thread: every decision (which key, whether a
  * request is acceptable, what NTSTATUS), and nonce assignment, so nonces
@@ -21,6 +26,7 @@
  * leave in any order (MS-SMB2 matches them by MessageId).
  */
 #include <string.h>
+#include <strings.h>
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/jobpool.h"
@@ -32,25 +38,62 @@
 /* 'smb2 crypto threads = -1': one per online CPU, at most this many */
 #define SMBD_CRYPTO_AUTO_MAX 8
 
+enum smbd_crypto_op {
+	CRYPTO_DECRYPT,         /* TRANSFORM requests */
+	CRYPTO_ENCRYPT,         /* responses to them */
+	CRYPTO_VERIFY,          /* signed requests */
+	CRYPTO_SIGN,            /* signed responses */
+};
+
+static const char *const crypto_op_names[] = {
+	[CRYPTO_DECRYPT] = "decrypt", [CRYPTO_ENCRYPT] = "encrypt",
+	[CRYPTO_VERIFY] = "verify", [CRYPTO_SIGN] = "sign",
+};
+
+/* 'smb2 crypto offload': a list of crypto_op_names, or "all" */
+static unsigned offload_ops(const char **names)
+{
+	unsigned ops = 0, i, k;
+
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		if (strcasecmp(names[i], "all") == 0) {
+			ops |= (1U << 4) - 1;
+			continue;
+		}
+		for (k = 0; k < 4; k++) {
+			if (strcasecmp(names[i], crypto_op_names[k]) == 0) {
+				ops |= 1U << k;
+				break;
+			}
+		}
+		if (k == 4) {
+			DBG_WARNING("smb2 crypto offload: unknown \"%s\" "
+				    "ignored\n", names[i]);
+		}
+	}
+	return ops;
+}
+
 void smbd_crypto_pool_start(struct smbd_server *server)
 {
 	int n = server->lp->g.crypto_threads;
 
 	server->crypto_min_size = (size_t)server->lp->g.crypto_min_size;
+	server->crypto_offload = offload_ops(server->lp->g.crypto_offload);
 	if (n < 0) {
 		/* one core: a thread would only take turns with the loop */
 		n = (int)jobpool_online_cpus();
 		n = n < 2 ? 0 : n > SMBD_CRYPTO_AUTO_MAX ?
 			SMBD_CRYPTO_AUTO_MAX : n;
 	}
-	if (n > 0) {
+	if (n > 0 && server->crypto_offload != 0) {
 		server->crypto_pool = jobpool_create(server, server->ev,
 						     (unsigned)n);
 	}
-	DBG_NOTICE("crypto threads: %u (messages from %zu bytes)\n",
+	DBG_NOTICE("crypto threads: %u (ops 0x%x from %zu bytes)\n",
 		   server->crypto_pool != NULL ?
 		   jobpool_threads(server->crypto_pool) : 0,
-		   server->crypto_min_size);
+		   server->crypto_offload, server->crypto_min_size);
 }
 
 void smbd_crypto_pool_stop(struct smbd_server *server)
@@ -59,11 +102,13 @@ void smbd_crypto_pool_stop(struct smbd_server *server)
 	TALLOC_FREE(server->crypto_pool);
 }
 
-static bool offload(const struct smbd_conn *conn, size_t bytes)
+static bool offload(const struct smbd_conn *conn, size_t bytes,
+		    enum smbd_crypto_op op)
 {
 	const struct smbd_server *server = conn->server;
 
 	return server->crypto_pool != NULL && !conn->terminating &&
+	       (server->crypto_offload & (1U << op)) != 0 &&
 	       bytes >= server->crypto_min_size;
 }
 
@@ -154,7 +199,7 @@ bool smbd_crypto_rx_decrypt(struct smbd_compound *c)
 	struct rx_job *j = NULL;
 
 	/* anything refused here is refused (and logged) by the inline path */
-	if (!offload(conn, c->len) ||
+	if (!offload(conn, c->len, CRYPTO_DECRYPT) ||
 	    !NT_STATUS_IS_OK(smbd_decrypt_check(conn, c->buf, c->len, &th,
 						&crypto)) ||
 	    talloc_reference(c, crypto) == NULL) {
@@ -216,7 +261,7 @@ bool smbd_crypto_rx_verify(struct smbd_compound *c)
 
 	if (c->count != 1 || !(pdu->hdr.flags & SMB2_FLAGS_SIGNED) ||
 	    conn->dialect == 0 || c->in_splice != NULL ||
-	    !offload(conn, pdu->len)) {
+	    !offload(conn, pdu->len, CRYPTO_VERIFY)) {
 		return false;
 	}
 	key = smbd_signing_channel_key(conn, smbd_session_find(
@@ -402,8 +447,9 @@ void smbd_crypto_send(struct smbd_conn *conn, void *owner,
 {
 	struct seal_job inline_job = {}, *j = &inline_job;
 	size_t bytes = iov_bytes(iov, iovcnt);
-	bool pool = (crypto != NULL || any_signed(elems, num_elems)) &&
-		    offload(conn, bytes);
+	bool pool = crypto != NULL ? offload(conn, bytes, CRYPTO_ENCRYPT) :
+		    any_signed(elems, num_elems) &&
+		    offload(conn, bytes, CRYPTO_SIGN);
 
 	if (pool) {
 		j = talloc_zero(conn->pipeline, struct seal_job);

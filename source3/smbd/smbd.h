@@ -71,10 +71,12 @@ struct smbd_server {
 	size_t num_disconnected;
 	bool shutting_down;
 	/*
-	 * Threads for the signing and encryption of messages of at least
-	 * crypto_min_size bytes (pipeline_crypto.c); NULL: all inline.
+	 * Threads for the AES passes (crypto_offload: 1 << enum
+	 * smbd_crypto_op) over messages of at least crypto_min_size bytes
+	 * (pipeline_crypto.c); NULL: all inline.
 	 */
 	struct jobpool *crypto_pool;
+	unsigned crypto_offload;
 	size_t crypto_min_size;
 };
 

@@ -3,9 +3,10 @@ source3/smbd/pipeline_crypto.c): large signed and encrypted WRITEs and
 READs over several connections at once, WRITEs sent back to back so that
 several decrypt in parallel and must still run in order, and clients that
 go away while their large messages are on the pool.  Each runs with the
-default pool (messages from 64 KiB), with every signed or encrypted
-message on the pool (min size 0) and with no pool (0 threads, all inline),
-and checks sha256 of the data both ways.  The server's log is checked for
+default pool (decryption of requests from 64 KiB), with every pass of
+every signed or encrypted message on the pool (offload all, min size 1)
+and with no pool (0 threads, all inline), and checks sha256 of the data
+both ways.  The server's log is checked for
 sanitizer reports when it stops (conftest.finish_server)."""
 import hashlib
 import random
@@ -30,7 +31,8 @@ pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
 
 POOLS = {
     "default": {},
-    "all": {"smb2 crypto threads": "2", "smb2 crypto min size": "0"},
+    "all": {"smb2 crypto threads": "2", "smb2 crypto offload": "all",
+            "smb2 crypto min size": "1"},
     "inline": {"smb2 crypto threads": "0"},
 }
 MODES = {
