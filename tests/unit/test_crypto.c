@@ -688,10 +688,11 @@ static void test_seal__ccm30_decrypt(void **state)
 }
 
 /* [ENC311] AES-128-GCM through the public API: the generator is set up
- * so that its next nonce is the published one. */
-static void test_seal__gcm311_encrypt(void **state)
+ * so that its next nonce is the published one.  two_steps: prepare (the
+ * loop thread's half) and seal (a pool thread's) on their own. */
+static void gcm311_encrypt(TALLOC_CTX *mem_ctx, bool two_steps)
 {
-	TALLOC_CTX *tmp = talloc_new(*state);
+	TALLOC_CTX *tmp = talloc_new(mem_ctx);
 	uint8_t *key = unhex(tmp, "A2F5E80E5D59103034F32E52F698E5EC", NULL);
 	struct smb2_nonce_gen ng = { .ready = true,
 				     .counter = 0x48AF9C262D82D6C7ULL,
@@ -699,40 +700,36 @@ static void test_seal__gcm311_encrypt(void **state)
 	uint8_t tf[SMB2_TRANSFORM_HDR_SIZE];
 	struct iovec msg;
 	uint8_t *plain = unhex(tmp, enc311_plain, &msg.iov_len);
+	uint16_t gcm = SMB2_ENCRYPTION_AES128_GCM;
 
 	msg.iov_base = plain;
-	assert_int_equal(smb2_encrypt(SMB2_ENCRYPTION_AES128_GCM, key, 16, tf,
-				      &msg, 1, 0x100000000025ULL, &ng), 0);
+	if (!two_steps) {
+		assert_int_equal(smb2_encrypt(gcm, key, 16, tf, &msg, 1,
+					      0x100000000025ULL, &ng), 0);
+	} else {
+		/* a bad key length spends no nonce */
+		assert_int_equal(smb2_encrypt_prepare(gcm, 32, tf, &msg, 1, 1,
+						      &ng), -EINVAL);
+		assert_true(ng.counter == 0x48AF9C262D82D6C7ULL);
+		assert_int_equal(smb2_encrypt_prepare(gcm, 16, tf, &msg, 1,
+						      0x100000000025ULL, &ng),
+				 0);
+		assert_int_equal(smb2_encrypt_seal(gcm, key, 16, tf, &msg, 1),
+				 0);
+	}
 	assert_transformed(tf, plain, msg.iov_len, enc311_transformed);
 	assert_true(ng.counter == 0x48AF9C262D82D6C8ULL);
 	talloc_free(tmp);
 }
 
-/* [ENC311] again in two steps (prepare in one thread, seal in another) */
+static void test_seal__gcm311_encrypt(void **state)
+{
+	gcm311_encrypt(*state, false);
+}
+
 static void test_seal__gcm311_two_steps(void **state)
 {
-	TALLOC_CTX *tmp = talloc_new(*state);
-	uint8_t *key = unhex(tmp, "A2F5E80E5D59103034F32E52F698E5EC", NULL);
-	struct smb2_nonce_gen ng = { .ready = true,
-				     .counter = 0x48AF9C262D82D6C7ULL,
-				     .fixed = { 0x90, 0x4C, 0x66, 0x4C } };
-	uint8_t tf[SMB2_TRANSFORM_HDR_SIZE];
-	struct iovec msg;
-	uint8_t *plain = unhex(tmp, enc311_plain, &msg.iov_len);
-
-	msg.iov_base = plain;
-	/* a bad key length spends no nonce */
-	assert_int_equal(smb2_encrypt_prepare(SMB2_ENCRYPTION_AES128_GCM, 32,
-					      tf, &msg, 1, 1, &ng), -EINVAL);
-	assert_true(ng.counter == 0x48AF9C262D82D6C7ULL);
-	assert_int_equal(smb2_encrypt_prepare(SMB2_ENCRYPTION_AES128_GCM, 16,
-					      tf, &msg, 1,
-					      0x100000000025ULL, &ng), 0);
-	assert_true(ng.counter == 0x48AF9C262D82D6C8ULL);
-	assert_int_equal(smb2_encrypt_seal(SMB2_ENCRYPTION_AES128_GCM, key,
-					   16, tf, &msg, 1), 0);
-	assert_transformed(tf, plain, msg.iov_len, enc311_transformed);
-	talloc_free(tmp);
+	gcm311_encrypt(*state, true);
 }
 
 static void test_seal__gcm311_decrypt(void **state)
