@@ -158,6 +158,35 @@ struct tevent_req *uring_fsync_send(TALLOC_CTX *mem_ctx,
 int uring_fsync_recv(struct tevent_req *req);
 
 /*
+ * Registered buffers (uring_buf.c): a pool of count (1..64) buffers of
+ * size bytes each, registered with the ring on the first call
+ * (IORING_REGISTER_BUFFERS; pinned memory, counted against
+ * RLIMIT_MEMLOCK without CAP_IPC_LOCK).  Later calls return 0 if the
+ * pool's buffers hold size bytes, else -EEXIST; a failed registration is
+ * logged once and its error returned again (no retry per call).  -ENOSYS
+ * without a ring.
+ *
+ * uring_buf_get lends a buffer of at least len bytes until b is freed, or
+ * returns NULL (no ring, no pool, len too large, all lent): the caller
+ * then uses ordinary memory.  The high-level functions notice registered
+ * memory themselves: pread/pwrite use READ_FIXED/WRITE_FIXED, and the
+ * zero-copy sendmsg sends an iovec that lies in a registered buffer with
+ * IORING_OP_SEND_ZC + IORING_RECVSEND_FIXED_BUF.  As keep for them pass
+ * b->data (a talloc chunk) or an ancestor of b.  A buffer is lent again
+ * only when b is freed and no request that used it waits for a CQE
+ * (the notification CQE of a zero-copy send included).
+ */
+struct uring_buf {
+	uint8_t *data;
+	size_t size;
+};
+int uring_bufs_setup(struct uring *ring, unsigned count, size_t size);
+struct uring_buf *uring_buf_get(TALLOC_CTX *mem_ctx, struct uring *ring,
+				size_t len);
+/* The pool's size and how many buffers are neither lent nor in use. */
+void uring_bufs_stats(struct uring *ring, unsigned *count, unsigned *idle);
+
+/*
  * Socket I/O.  recv_full loops until len bytes arrived; at EOF it
  * completes with 0 and *nread < len.  sendmsg_full copies the iovec array
  * (not the data: keep that under keep), loops over partial sends and uses

@@ -78,17 +78,26 @@ static int uring_rw_sync(struct uring_rw_state *s)
 	return ret;
 }
 
+/*
+ * Memory in a registered buffer goes as READ_FIXED/WRITE_FIXED: the
+ * kernel skips pinning and mapping the user pages on every call.
+ */
 static void uring_rw_prep(struct io_uring_sqe *sqe, void *private_data)
 {
 	struct uring_rw_state *s = private_data;
 	uint64_t off = (uint64_t)s->off + s->done;
+	uint8_t *p = s->buf + s->done;
+	unsigned len = (unsigned)uring_rw_chunk(s);
+	int idx = uring_buf_index(s->ring, p, len);
 
-	if (s->write) {
-		io_uring_prep_write(sqe, s->fd, s->buf + s->done,
-				    uring_rw_chunk(s), off);
+	if (idx >= 0 && s->write) {
+		io_uring_prep_write_fixed(sqe, s->fd, p, len, off, idx);
+	} else if (idx >= 0) {
+		io_uring_prep_read_fixed(sqe, s->fd, p, len, off, idx);
+	} else if (s->write) {
+		io_uring_prep_write(sqe, s->fd, p, len, off);
 	} else {
-		io_uring_prep_read(sqe, s->fd, s->buf + s->done,
-				   uring_rw_chunk(s), off);
+		io_uring_prep_read(sqe, s->fd, p, len, off);
 	}
 }
 

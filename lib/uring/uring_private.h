@@ -61,11 +61,19 @@ struct uring {
 	struct uring_op *queue_head, *queue_tail;
 	struct uring_grp *grps;
 	struct uring_stats stats;
+	struct uring_bufpool *bufs;     /* registered buffers (uring_buf.c) */
+	int bufs_error;                 /* their registration failed */
 };
 
 /* uring_ev.c */
 void uring_queue_unit(struct uring *r, struct uring_op *first, unsigned n);
 void uring_unqueue(struct uring *r, struct uring_op *op);
+
+/*
+ * uring_buf.c: the index of the registered buffer that holds all of
+ * [ptr, ptr + len), or -1 (no pool, or ordinary memory).
+ */
+int uring_buf_index(const struct uring *ring, const void *ptr, size_t len);
 
 /* uring_req.c: CQE dispatch */
 void uring_op_cqe(struct uring_op *op, int32_t res, uint32_t flags);
@@ -99,6 +107,8 @@ struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx, const struct iovec *iov,
 void uring_msg_consume(struct uring_msg *m, size_t n);
 /* Points the msghdr at what is left; called right before each send. */
 struct msghdr *uring_msg_hdr(struct uring_msg *m);
+/* The same, at the next n (> 0) iovecs only. */
+struct msghdr *uring_msg_hdr_n(struct uring_msg *m, int n);
 
 /* tevent errors carry positive errno; _recv functions return -errno */
 int uring_req_error(struct tevent_req *req);

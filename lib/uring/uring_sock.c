@@ -26,6 +26,7 @@ struct uring_sock_state {
 	int fd;
 	bool sending;
 	bool zc;                /* sendmsg as IORING_OP_SENDMSG_ZC */
+	bool zc_fixed;          /* ... and registered buffers as SEND_ZC */
 	bool polling;           /* the in-flight op is a POLL_ADD */
 	void *keep;
 	uint8_t *buf;           /* recv */
@@ -63,9 +64,15 @@ void uring_msg_consume(struct uring_msg *m, size_t n)
 /* Points the msghdr at what is left; called right before each send. */
 struct msghdr *uring_msg_hdr(struct uring_msg *m)
 {
+	return uring_msg_hdr_n(m, m->iovcnt - m->cur);
+}
+
+/* The same, at the next n (> 0) iovecs only. */
+struct msghdr *uring_msg_hdr_n(struct uring_msg *m, int n)
+{
 	m->mh = (struct msghdr) {
 		.msg_iov = m->iov + m->cur,
-		.msg_iovlen = (size_t)(m->iovcnt - m->cur),
+		.msg_iovlen = (size_t)n,
 	};
 	return &m->mh;
 }
@@ -106,6 +113,42 @@ static size_t uring_sock_chunk(const struct uring_sock_state *s)
 
 /* ---- ring path ---- */
 
+/*
+ * Zero-copy send: an iovec in a registered buffer goes alone as SEND_ZC
+ * from the fixed buffer (no page pinning per send); the iovecs before the
+ * next such one (headers, ordinary buffers) as one SENDMSG_ZC.  MSG_MORE
+ * while more follows, so the headers do not leave as a segment of their
+ * own.
+ */
+static void uring_sock_prep_zc(struct io_uring_sqe *sqe,
+			       struct uring_sock_state *s)
+{
+	struct uring_msg *m = s->msg;
+	const struct iovec *v = &m->iov[m->cur];
+	int idx = s->zc_fixed ? uring_buf_index(s->ring, v->iov_base,
+						 v->iov_len) : -1;
+	int n = 1;
+	int more;
+
+	if (idx >= 0) {
+		more = m->cur + 1 < m->iovcnt ? MSG_MORE : 0;
+		io_uring_prep_send_zc_fixed(sqe, s->fd, v->iov_base,
+					    v->iov_len, MSG_NOSIGNAL | more, 0,
+					    (unsigned)idx);
+		return;
+	}
+	if (!s->zc_fixed) {
+		n = m->iovcnt - m->cur;
+	}
+	while (m->cur + n < m->iovcnt &&
+	       uring_buf_index(s->ring, v[n].iov_base, v[n].iov_len) < 0) {
+		n++;
+	}
+	more = m->cur + n < m->iovcnt ? MSG_MORE : 0;
+	io_uring_prep_sendmsg_zc(sqe, s->fd, uring_msg_hdr_n(m, n),
+				 MSG_NOSIGNAL | more);
+}
+
 static void uring_sock_prep(struct io_uring_sqe *sqe, void *private_data)
 {
 	struct uring_sock_state *s = private_data;
@@ -113,8 +156,7 @@ static void uring_sock_prep(struct io_uring_sqe *sqe, void *private_data)
 	if (s->polling) {
 		io_uring_prep_poll_add(sqe, s->fd, s->sending ? POLLOUT : POLLIN);
 	} else if (s->sending && s->zc) {
-		io_uring_prep_sendmsg_zc(sqe, s->fd, uring_msg_hdr(s->msg),
-					 MSG_NOSIGNAL);
+		uring_sock_prep_zc(sqe, s);
 	} else if (s->sending) {
 		io_uring_prep_sendmsg(sqe, s->fd, uring_msg_hdr(s->msg),
 				      MSG_NOSIGNAL);
@@ -373,6 +415,7 @@ static struct tevent_req *uring_sendmsg_start(TALLOC_CTX *mem_ctx,
 		.zc = zc && ring != NULL &&
 		      uring_op_supported(ring, IORING_OP_SENDMSG_ZC),
 	};
+	s->zc_fixed = s->zc && uring_op_supported(ring, IORING_OP_SEND_ZC);
 	s->msg = uring_msg_copy(s, iov, iovcnt);
 	if (s->msg == NULL) {
 		uring_req_fail(req, iovcnt < 0 || iovcnt > IOV_MAX ?

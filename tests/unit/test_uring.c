@@ -10,8 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "tests/unit/unit.h"
-#include "lib/uring/uring.h"
+#include "tests/unit/test_uring.h"
 
 enum mode { MODE_RING, MODE_DISABLE, MODE_ENV };
 
@@ -41,36 +40,13 @@ static struct tevent_context *test_ev(TALLOC_CTX *ctx, enum mode m,
 	return ev;
 }
 
-#define RING_OR_SKIP(ev, ring) do { \
-	if ((ring) == NULL) { \
-		talloc_free(ev); \
-		print_message("io_uring unavailable: skipping\n"); \
-		skip(); \
-	} \
-} while (0)
-
-static void timeout_handler(struct tevent_context *ev,
-			    struct tevent_timer *te, struct timeval now,
-			    void *private_data)
+void timeout_handler(struct tevent_context *ev, struct tevent_timer *te,
+		     struct timeval now, void *private_data)
 {
 	*(bool *)private_data = true;
 }
 
-/* Runs the loop until cond holds; fails after 5 seconds. */
-#define WAIT_UNTIL(ev, cond) do { \
-	bool timed_out_ = false; \
-	struct tevent_timer *te_ = tevent_add_timer( \
-		(ev), (ev), tevent_timeval_current_ofs(5, 0), \
-		timeout_handler, &timed_out_); \
-	while (!(cond) && !timed_out_) { \
-		assert_int_equal(tevent_loop_once(ev), 0); \
-	} \
-	assert_false(timed_out_); /* a fired timer is freed by tevent */ \
-	talloc_free(te_); \
-} while (0)
-
-/* One loop pass that does not block (a due timer), to flush SQEs. */
-static void loop_pass(struct tevent_context *ev)
+void loop_pass(struct tevent_context *ev)
 {
 	bool fired = false;
 
@@ -87,7 +63,7 @@ static uint64_t ring_inflight(struct uring *ring)
 	return st.inflight + st.queued;
 }
 
-static int tmpfile_with(const uint8_t *data, size_t len)
+int tmpfile_with(const uint8_t *data, size_t len)
 {
 	char path[] = "/tmp/test_uring.XXXXXX";
 	int fd = mkstemp(path);
@@ -98,7 +74,7 @@ static int tmpfile_with(const uint8_t *data, size_t len)
 	return fd;
 }
 
-static uint8_t *pattern(TALLOC_CTX *ctx, size_t len, unsigned seed)
+uint8_t *pattern(TALLOC_CTX *ctx, size_t len, unsigned seed)
 {
 	uint8_t *p = talloc_size(ctx, len);
 	size_t i;
@@ -695,7 +671,7 @@ static void pread_many_body(TALLOC_CTX *ctx, enum mode m)
 	talloc_free(ev);
 }
 
-static void wait_req(struct tevent_context *ev, struct tevent_req *req)
+void wait_req(struct tevent_context *ev, struct tevent_req *req)
 {
 	assert_non_null(req);
 	WAIT_UNTIL(ev, !tevent_req_is_in_progress(req));
@@ -1271,6 +1247,13 @@ int main(void)
 		TM(splice_nonblock),
 		TM(splice_full_pipe),
 		TM(splice_recv_full_pipe),
+		T(bufs_take_return),
+		T(bufs_no_ring),
+		T(bufs_pread_fixed),
+		T(bufs_send_zc_fixed),
+		T(bufs_held_until_notif),
+		T(bufs_freed_in_flight),
+		T(bufs_ring_freed_first),
 	};
 
 	/* SIGPIPE stays fatal: sendmsg_full must use MSG_NOSIGNAL */
