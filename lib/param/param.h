@@ -97,6 +97,7 @@ struct lp_share {
 	bool preserve_case;             /* new names keep the client's case */
 	int read_mode;                  /* enum lp_read_mode */
 	int min_splice_size;            /* bytes: smaller READs are copied */
+	int registered_buffers;         /* zerocopy READ buffer pool, 0 = off */
 };
 
 struct lp_global {

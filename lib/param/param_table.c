@@ -179,6 +179,13 @@ const struct lp_param lp_params[] = {
 	  .enums = read_mode_vals },
 	{ "min splice size", LP_INT, S(min_splice_size), .def = "65536",
 	  .min = 0, .max = 1 << 30 },
+	/*
+	 * ringsmb: zerocopy READs read into and send from a per-worker
+	 * pool of this many registered buffers (max read size each);
+	 * 0 = ordinary buffers.  Off by default: docs/performance.md.
+	 */
+	{ "io_uring:registered buffers", LP_INT, S(registered_buffers),
+	  .def = "0", .min = 0, .max = 64 },
 	{ "server smb encrypt", LP_ENUM, .scope = LP_SCOPE_SHARE |
 	  LP_SCOPE_GLOBAL, .offset = offsetof(struct lp_share, smb_encrypt),
 	  .goffset = offsetof(struct lp_global, smb_encrypt),

@@ -15,6 +15,10 @@
  * size" bytes, with a ring that can splice; otherwise, or when the stack
  * cannot splice (vfs_noop, a file system without splice_read) or no pipe
  * is free, the READ is copied.
+ *
+ * zerocopy: as copy, sent with SENDMSG_ZC; with "io_uring:registered
+ * buffers" the buffer comes from the worker's registered pool when one
+ * is free (READ_FIXED, then SEND_ZC from the fixed buffer).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -33,6 +37,8 @@ struct smb2_read_state {
 	struct smb2_read_req r;
 	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
+	void *buf_owner;                /* buf, or its registered buffer */
+	int regbufs;                    /* "io_uring:registered buffers" */
 	struct smbd_splice *sp;         /* splice mode: the pipes */
 	/* splice mode: one file -> pipe splice per pipe, all in flight */
 	struct tevent_req *sub[SMBD_SPLICE_READ_PIPES];
@@ -91,7 +97,7 @@ static bool smb2_read_respond(struct tevent_req *req,
 	}
 	state->rsp.payload = state->buf;
 	state->rsp.payload_len = state->nread;
-	state->rsp.payload_owner = state->buf;
+	state->rsp.payload_owner = state->buf_owner;
 	state->rsp.zerocopy = state->zerocopy &&
 		state->nread >= (size_t)state->min_size;
 	return true;
@@ -113,14 +119,41 @@ static bool smb2_read_may_splice(const struct smbd_request *req,
 	       ring != NULL && uring_op_supported(ring, IORING_OP_SPLICE);
 }
 
+/*
+ * zerocopy mode with "io_uring:registered buffers": a buffer of the
+ * worker's registered pool, so the file read is a READ_FIXED and the
+ * send a SEND_ZC from the fixed buffer (lib/uring notices the memory).
+ * NULL when the pool is off, cannot register or is all lent: the READ
+ * then uses an ordinary buffer, with identical bytes.
+ */
+static struct uring_buf *smb2_read_regbuf(struct smb2_read_state *state)
+{
+	struct uring *ring = state->conn->server->ring;
+
+	if (!state->zerocopy || state->regbufs == 0 ||
+	    state->r.length < (uint32_t)state->min_size ||
+	    uring_bufs_setup(ring, (unsigned)state->regbufs,
+			     state->conn->max_read) != 0) {
+		return NULL;
+	}
+	return uring_buf_get(state, ring, state->r.length);
+}
+
 /* copy mode: into a buffer of our own */
 static struct tevent_req *smb2_read_copy(struct tevent_req *req,
 					 struct smb2_read_state *state)
 {
 	struct tevent_req *subreq = NULL;
+	struct uring_buf *rb = smb2_read_regbuf(state);
 
-	/* one spare byte: a 0-byte read still has a talloc chunk */
-	state->buf = talloc_size(state, (size_t)state->r.length + 1);
+	/* the buffer itself is the talloc chunk the VFS keeps (keep) */
+	state->buf = rb != NULL ? rb->data : NULL;
+	state->buf_owner = rb;
+	if (rb == NULL) {
+		/* one spare byte: a 0-byte read still has a talloc chunk */
+		state->buf = talloc_size(state, (size_t)state->r.length + 1);
+		state->buf_owner = state->buf;
+	}
 	if (tevent_req_nomem(state->buf, req)) {
 		return NULL;
 	}
@@ -217,6 +250,7 @@ struct tevent_req *smb2_read_send(TALLOC_CTX *mem_ctx,
 	state->open = req->open;
 	state->zerocopy = req->tcon->share->read_mode == LP_READ_MODE_ZEROCOPY;
 	state->min_size = req->tcon->share->min_splice_size;
+	state->regbufs = req->tcon->share->registered_buffers;
 	if (smb2_read_may_splice(req, &state->r)) {
 		state->sp = smbd_splice_get(req->conn, state, state->r.length);
 	}

@@ -23,6 +23,7 @@ smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 
 from test_write import Client  # noqa: E402
+import rawsmb  # noqa: E402
 
 if TARGET != "ringsmb":
     pytest.skip("ringsmb's read modes", allow_module_level=True)
@@ -35,7 +36,12 @@ MIN_SPLICE = 16384              # "min splice size" on the shares below
 CHUNK = MiB - PAGE
 MAX_READ = 8 * MiB
 SIZE = MAX_READ + 3 * MiB + 12345
-MODES = ("copy", "splice", "auto", "zerocopy")
+MODES = ("copy", "splice", "auto", "zerocopy", "zerocopy_regbuf")
+# share name suffix -> (read mode, extra share parameters)
+SHARE_PARAMS = {m: (m, {}) for m in MODES[:4]}
+# a pool of 2: parallel READs also run out of it and fall back
+SHARE_PARAMS["zerocopy_regbuf"] = ("zerocopy",
+                                   {"io_uring:registered buffers": "2"})
 STATUS_END_OF_FILE = 0xC0000011
 
 
@@ -65,8 +71,9 @@ def rmserver(request, share_tree):
     p.write_bytes(data)
     os.chmod(p, 0o666)
     shares = [{"name": "rm_" + m, "path": d, "read_only": False,
-               "params": {"smb2 read mode": m,
-                          "min splice size": str(MIN_SPLICE)}}
+               "params": dict({"smb2 read mode": SHARE_PARAMS[m][0],
+                               "min splice size": str(MIN_SPLICE)},
+                              **SHARE_PARAMS[m][1])}
               for m in MODES]
     srv = make_server(share_tree, request.param, {"log level": "3"},
                       shares=shares)
@@ -121,6 +128,45 @@ def test_splice_used_where_allowed(rmserver, mode):
         assert "splice pipes of" not in log
     else:
         assert "splice pipes of" in log
+
+
+def test_registered_buffers_used(rmserver):
+    """The zerocopy_regbuf share reads into registered buffers when the
+    ring can (logged at level 2), and a burst of READs larger than the
+    pool (2 buffers) gets the same bytes: the READs beyond it use
+    ordinary buffers, and buffers come back for the next burst."""
+    sizes = [MIN_SPLICE, MiB, 2 * MiB, CHUNK + 1, MIN_SPLICE + 1, PAGE,
+             MiB]
+    with rawsmb.Conn("127.0.0.1", rmserver.port, timeout=20) as c:
+        c.negotiate()
+        c.session_setup_anonymous()
+        c.tree_connect("rm_zerocopy_regbuf")
+        fid = c.create("data.bin", desired_access=0x00120089)
+        for burst in range(2):
+            offs = [(i * 977 + burst) % (SIZE - MAX_READ) for i in
+                    range(len(sizes))]
+            pdus = [c.pdu("READ", rawsmb.read_body(file_id=fid, offset=o,
+                                                   length=n),
+                          credit_charge=(n + 65535) // 65536)
+                    for o, n in zip(offs, sizes)]
+            c.send(b"".join(rawsmb.nbt(p) for p in pdus))
+            want = {int.from_bytes(p[24:32], "little"): (o, n)
+                    for p, o, n in zip(pdus, offs, sizes)}
+            got = 0
+            while got < len(pdus):
+                for r in c.recv():
+                    assert r.status_name == "STATUS_SUCCESS", r
+                    o, n = want.pop(r.message_id)
+                    data_ofs = r.u8(2) - 64
+                    body = r.body[data_ofs:data_ofs + r.u32(4)]
+                    assert body == rmserver.data[o:o + n], (o, n)
+                    got += 1
+            assert not want
+    log = rmserver.log_path.read_text(errors="replace")
+    if rmserver.variant == "no_io_uring":
+        assert "registered 2 buffers" not in log
+    else:
+        assert "registered 2 buffers of %d bytes" % MAX_READ in log
 
 
 def run_with_writer(rmserver, mode, name, size, cut_file):
