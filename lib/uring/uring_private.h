@@ -107,8 +107,6 @@ struct uring_msg *uring_msg_copy(TALLOC_CTX *mem_ctx, const struct iovec *iov,
 void uring_msg_consume(struct uring_msg *m, size_t n);
 /* Points the msghdr at what is left; called right before each send. */
 struct msghdr *uring_msg_hdr(struct uring_msg *m);
-/* The same, at the next n (> 0) iovecs only. */
-struct msghdr *uring_msg_hdr_n(struct uring_msg *m, int n);
 
 /* tevent errors carry positive errno; _recv functions return -errno */
 int uring_req_error(struct tevent_req *req);

@@ -15,8 +15,12 @@
 #include "lib/uring/uring_private.h"
 
 #define URING_SOCK_MAX (1u << 30)       /* per recv SQE */
+/* fewer bytes than this before a registered buffer: headers, copied */
+#define URING_ZC_MIN 16384
 
 enum { URING_DONE = 0, URING_MORE = 1, URING_WAIT = 2 };
+
+struct uring_zc_seg;
 
 struct uring_sock_state {
 	struct tevent_context *ev;
@@ -27,6 +31,8 @@ struct uring_sock_state {
 	bool sending;
 	bool zc;                /* sendmsg as IORING_OP_SENDMSG_ZC */
 	bool zc_fixed;          /* ... and registered buffers as SEND_ZC */
+	struct uring_zc_seg *seg;       /* zc_fixed: the chain (under msg) */
+	unsigned nseg;                  /* segments in flight */
 	bool polling;           /* the in-flight op is a POLL_ADD */
 	void *keep;
 	uint8_t *buf;           /* recv */
@@ -64,15 +70,9 @@ void uring_msg_consume(struct uring_msg *m, size_t n)
 /* Points the msghdr at what is left; called right before each send. */
 struct msghdr *uring_msg_hdr(struct uring_msg *m)
 {
-	return uring_msg_hdr_n(m, m->iovcnt - m->cur);
-}
-
-/* The same, at the next n (> 0) iovecs only. */
-struct msghdr *uring_msg_hdr_n(struct uring_msg *m, int n)
-{
 	m->mh = (struct msghdr) {
 		.msg_iov = m->iov + m->cur,
-		.msg_iovlen = (size_t)n,
+		.msg_iovlen = (size_t)(m->iovcnt - m->cur),
 	};
 	return &m->mh;
 }
@@ -114,39 +114,96 @@ static size_t uring_sock_chunk(const struct uring_sock_state *s)
 /* ---- ring path ---- */
 
 /*
- * Zero-copy send: an iovec in a registered buffer goes alone as SEND_ZC
- * from the fixed buffer (no page pinning per send); the iovecs before the
- * next such one (headers, ordinary buffers) as one SENDMSG_ZC.  MSG_MORE
- * while more follows, so the headers do not leave as a segment of their
- * own.
+ * Zero-copy send with registered buffers: the iovecs are cut into
+ * segments, sent as one linked chain (one submission for a whole batch
+ * of READ responses): an iovec in a registered buffer alone as SEND_ZC
+ * from the fixed buffer (no page pinning per send); the iovecs between
+ * such ones as one SENDMSG_ZC, or, when they are only headers, as a
+ * plain SENDMSG with MSG_MORE so they share a segment with the payload
+ * that follows in the same chain.  MSG_WAITALL: the kernel continues a
+ * short send itself, so a short result means an error or a signal, and
+ * the links after it fail (-ECANCELED); what was sent is consumed and the
+ * rest goes in the next chain.  Never MSG_MORE on a zero-copy send: its
+ * request waits for the notification, which a corked socket holds back
+ * until more data comes (200 ms; measured).
  */
-static void uring_sock_prep_zc(struct io_uring_sqe *sqe,
-			       struct uring_sock_state *s)
-{
-	struct uring_msg *m = s->msg;
-	const struct iovec *v = &m->iov[m->cur];
-	int idx = s->zc_fixed ? uring_buf_index(s->ring, v->iov_base,
-						 v->iov_len) : -1;
-	int n = 1;
-	int more;
+struct uring_zc_seg {
+	struct uring_sock_state *s;
+	struct msghdr mh;
+	int first, n;           /* msg->iov[first .. first + n) */
+	int idx;                /* registered buffer index, or -1 */
+	size_t bytes;
+	bool copy;              /* headers: plain SENDMSG, MSG_MORE */
+};
 
-	if (idx >= 0) {
-		more = m->cur + 1 < m->iovcnt ? MSG_MORE : 0;
+static void uring_zc_seg_prep(struct io_uring_sqe *sqe, void *private_data)
+{
+	struct uring_zc_seg *g = private_data;
+	struct uring_sock_state *s = g->s;
+	struct iovec *v = &s->msg->iov[g->first];
+	int fl = MSG_NOSIGNAL | MSG_WAITALL;
+
+	if (g->idx >= 0) {
 		io_uring_prep_send_zc_fixed(sqe, s->fd, v->iov_base,
-					    v->iov_len, MSG_NOSIGNAL | more, 0,
-					    (unsigned)idx);
+					    v->iov_len, fl, 0,
+					    (unsigned)g->idx);
 		return;
 	}
-	if (!s->zc_fixed) {
-		n = m->iovcnt - m->cur;
+	g->mh = (struct msghdr){ .msg_iov = v, .msg_iovlen = (size_t)g->n };
+	if (g->copy) {
+		io_uring_prep_sendmsg(sqe, s->fd, &g->mh, fl | MSG_MORE);
+	} else {
+		io_uring_prep_sendmsg_zc(sqe, s->fd, &g->mh, fl);
 	}
-	while (m->cur + n < m->iovcnt &&
-	       uring_buf_index(s->ring, v[n].iov_base, v[n].iov_len) < 0) {
-		n++;
+}
+
+/* The registered buffer holding a (non-empty) iovec, or -1. */
+static int uring_zc_idx(const struct uring_sock_state *s,
+			const struct iovec *v)
+{
+	return v->iov_len > 0 ? uring_buf_index(s->ring, v->iov_base,
+						 v->iov_len) : -1;
+}
+
+/* Cuts what is left of msg into at most URING_CHAIN_MAX segments. */
+static void uring_zc_plan(struct uring_sock_state *s)
+{
+	struct uring_msg *m = s->msg;
+	int cur = m->cur;
+
+	s->nseg = 0;
+	while (cur < m->iovcnt && s->nseg < URING_CHAIN_MAX) {
+		struct uring_zc_seg *g = &s->seg[s->nseg++];
+
+		*g = (struct uring_zc_seg){ .s = s, .first = cur, .n = 1,
+			.bytes = m->iov[cur].iov_len,
+			.idx = uring_zc_idx(s, &m->iov[cur]) };
+		cur++;
+		while (g->idx < 0 && cur < m->iovcnt &&
+		       uring_zc_idx(s, &m->iov[cur]) < 0) {
+			g->bytes += m->iov[cur++].iov_len;
+			g->n++;
+		}
+		g->copy = g->idx < 0 && cur < m->iovcnt &&
+			  g->bytes < URING_ZC_MIN;
 	}
-	more = m->cur + n < m->iovcnt ? MSG_MORE : 0;
-	io_uring_prep_sendmsg_zc(sqe, s->fd, uring_msg_hdr_n(m, n),
-				 MSG_NOSIGNAL | more);
+}
+
+/* The chain's results in order, up to the first one that fell short. */
+static int uring_zc_result(struct uring_sock_state *s, const int32_t *res)
+{
+	unsigned i;
+	int ret = URING_MORE;
+
+	for (i = 0; i < s->nseg; i++) {
+		ret = uring_sock_advance(s, res[i]);
+		if (ret != URING_MORE || res[i] < 0 ||
+		    (size_t)res[i] < s->seg[i].bytes) {
+			break;
+		}
+	}
+	s->nseg = 0;
+	return ret;
 }
 
 static void uring_sock_prep(struct io_uring_sqe *sqe, void *private_data)
@@ -156,7 +213,8 @@ static void uring_sock_prep(struct io_uring_sqe *sqe, void *private_data)
 	if (s->polling) {
 		io_uring_prep_poll_add(sqe, s->fd, s->sending ? POLLOUT : POLLIN);
 	} else if (s->sending && s->zc) {
-		uring_sock_prep_zc(sqe, s);
+		io_uring_prep_sendmsg_zc(sqe, s->fd, uring_msg_hdr(s->msg),
+					 MSG_NOSIGNAL);
 	} else if (s->sending) {
 		io_uring_prep_sendmsg(sqe, s->fd, uring_msg_hdr(s->msg),
 				      MSG_NOSIGNAL);
@@ -171,9 +229,25 @@ static int uring_sock_step(struct tevent_req *req)
 	struct uring_sock_state *s = tevent_req_data(
 		req, struct uring_sock_state);
 
-	/* the msghdr and iovec copy are kernel-visible memory too */
-	s->subreq = uring_req_send2(s, s->ev, s->ring, uring_sock_prep, s,
-				    s->keep, s->msg);
+	struct uring_link links[URING_CHAIN_MAX];
+	unsigned i;
+
+	if (s->zc_fixed && !s->polling) {
+		uring_zc_plan(s);
+		for (i = 0; i < s->nseg; i++) {
+			links[i] = (struct uring_link){
+				.prep = uring_zc_seg_prep,
+				.private_data = &s->seg[i] };
+		}
+		/* seg (the msghdrs) lives under msg: kept like it */
+		s->subreq = uring_chain_send2(s, s->ev, s->ring, links,
+					      s->nseg, s->keep, s->msg);
+	} else {
+		/* the msghdr and iovec copy are kernel-visible memory too */
+		s->subreq = uring_req_send2(s, s->ev, s->ring,
+					    uring_sock_prep, s, s->keep,
+					    s->msg);
+	}
 	if (s->subreq == NULL) {
 		return -ENOMEM;
 	}
@@ -196,13 +270,16 @@ static void uring_sock_done(struct tevent_req *subreq)
 		subreq, struct tevent_req);
 	struct uring_sock_state *s = tevent_req_data(
 		req, struct uring_sock_state);
-	int32_t res = 0;
-	int ret = uring_req_recv(subreq, &res);
+	int32_t res[URING_CHAIN_MAX] = { 0 };
+	unsigned nseg = s->nseg;
+	int ret = nseg > 0 ? uring_chain_recv(subreq, res, nseg) :
+		uring_req_recv(subreq, res);
 
 	TALLOC_FREE(subreq);
 	s->subreq = NULL;
 	if (ret == 0) {
-		ret = uring_sock_result(s, res);
+		ret = nseg > 0 ? uring_zc_result(s, res) :
+			uring_sock_result(s, res[0]);
 	}
 	if (ret == URING_WAIT) {
 		s->polling = true;
@@ -415,12 +492,21 @@ static struct tevent_req *uring_sendmsg_start(TALLOC_CTX *mem_ctx,
 		.zc = zc && ring != NULL &&
 		      uring_op_supported(ring, IORING_OP_SENDMSG_ZC),
 	};
-	s->zc_fixed = s->zc && uring_op_supported(ring, IORING_OP_SEND_ZC);
+	s->zc_fixed = s->zc && uring_op_supported(ring, IORING_OP_SEND_ZC) &&
+		      ring->bufs != NULL;
 	s->msg = uring_msg_copy(s, iov, iovcnt);
 	if (s->msg == NULL) {
 		uring_req_fail(req, iovcnt < 0 || iovcnt > IOV_MAX ?
 			       -EINVAL : -ENOMEM);
 		return tevent_req_post(req, ev);
+	}
+	if (s->zc_fixed) {
+		s->seg = talloc_array(s->msg, struct uring_zc_seg,
+				      URING_CHAIN_MAX);
+		if (s->seg == NULL) {
+			uring_req_fail(req, -ENOMEM);
+			return tevent_req_post(req, ev);
+		}
 	}
 	return uring_sock_start(req, s);
 }

@@ -172,21 +172,40 @@ static void tcp_pair(int sv[2], int rcvbuf)
 	close(lfd);
 }
 
+struct drain {
+	int fd;
+	uint8_t *buf;
+	size_t have, want;
+};
+
+static void drain_readable(struct tevent_context *ev, struct tevent_fd *fde,
+			   uint16_t flags, void *private_data)
+{
+	struct drain *d = private_data;
+	ssize_t n = recv(d->fd, d->buf + d->have,
+			 d->want - d->have, MSG_DONTWAIT);
+
+	d->have += n > 0 ? (size_t)n : 0;
+	if (d->have == d->want) {
+		tevent_fd_set_flags(fde, 0);
+	}
+}
+
 /*
- * Runs the loop while reading what arrives on fd, until req is done and
- * want bytes are in: the send needs a reader to finish.  Bounded by
- * WAIT_UNTIL's 5 seconds.
+ * Runs the loop, reading what arrives on fd from a tevent_fd (the loop
+ * wakes for it: a send with MSG_WAITALL needs the reader), until req is
+ * done and want bytes are in.  Bounded by WAIT_UNTIL's 5 seconds.
  */
 static void drain_until(struct tevent_context *ev, struct tevent_req *req,
 			int fd, uint8_t *got, size_t want)
 {
-	size_t have = 0;
+	struct drain d = { .fd = fd, .buf = got, .want = want };
+	struct tevent_fd *fde = tevent_add_fd(ev, ev, fd, TEVENT_FD_READ,
+					      drain_readable, &d);
 
-	WAIT_UNTIL(ev, ({
-		ssize_t r_ = recv(fd, got + have, want - have, MSG_DONTWAIT);
-		have += r_ > 0 ? (size_t)r_ : 0;
-		!tevent_req_is_in_progress(req) && have == want;
-	}));
+	assert_non_null(fde);
+	WAIT_UNTIL(ev, !tevent_req_is_in_progress(req) && d.have == want);
+	talloc_free(fde);
 }
 
 /* Blocking reads until EOF or len bytes; a receive timeout bounds it. */
@@ -264,7 +283,7 @@ void test_uring__bufs_held_until_notif(void **state)
 	struct uring *ring = NULL;
 	struct tevent_context *ev = ring_ev(mem, &ring);
 	TALLOC_CTX *owner = talloc_new(mem);
-	size_t plain = 128 * 1024, zc = BUF_SIZE / 2, have = 0;
+	size_t plain = 64 * 1024, zc = 64 * 1024, have = 0;
 	uint8_t *got = talloc_zero_size(mem, plain + zc);
 	uint8_t *fill = talloc_zero_size(mem, plain);
 	struct uring_buf *b = NULL, *other = NULL;
@@ -369,3 +388,4 @@ void test_uring__bufs_ring_freed_first(void **state)
 	memset(b->data, 0xcd, b->size);
 	talloc_free(b);
 }
+
