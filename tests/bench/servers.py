@@ -57,6 +57,12 @@ def all_configs(samba_io_uring):
                share='vfs objects = noop\n'),
         Config('io_uring', 'ringsmb', 'ringsmb, vfs objects = io_uring',
                share='vfs objects = io_uring\n'),
+        # knobs measured in docs/performance.md, not in the default matrix
+        Config('regbuf', 'ringsmb', 'ringsmb io_uring, read mode zerocopy, '
+               'registered buffers 8',
+               glob='smb2 read mode = zerocopy\n',
+               share='vfs objects = io_uring\n'
+               'io_uring:registered buffers = 8\n'),
     ]
     if samba_io_uring:
         cfgs.append(Config('samba', 'samba', 'Samba, vfs objects = io_uring',

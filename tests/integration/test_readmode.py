@@ -39,9 +39,12 @@ SIZE = MAX_READ + 3 * MiB + 12345
 MODES = ("copy", "splice", "auto", "zerocopy", "zerocopy_regbuf")
 # share name suffix -> (read mode, extra share parameters)
 SHARE_PARAMS = {m: (m, {}) for m in MODES[:4]}
-# a pool of 2: parallel READs also run out of it and fall back
+# a pool of 2: parallel READs also run out of it and fall back;
+# vfs_io_uring so that the file reads are READ_FIXED (the default VFS
+# reads into the registered buffer with pread(2))
 SHARE_PARAMS["zerocopy_regbuf"] = ("zerocopy",
-                                   {"io_uring:registered buffers": "2"})
+                                   {"io_uring:registered buffers": "2",
+                                    "vfs objects": "io_uring"})
 STATUS_END_OF_FILE = 0xC0000011
 
 
