@@ -1251,6 +1251,7 @@ int main(void)
 		T(bufs_no_ring),
 		T(bufs_pread_fixed),
 		T(bufs_send_zc_fixed),
+		T(bufs_send_zc_many),
 		T(bufs_held_until_notif),
 		T(bufs_freed_in_flight),
 		T(bufs_ring_freed_first),

@@ -48,6 +48,7 @@ void test_uring__bufs_take_return(void **state);
 void test_uring__bufs_no_ring(void **state);
 void test_uring__bufs_pread_fixed(void **state);
 void test_uring__bufs_send_zc_fixed(void **state);
+void test_uring__bufs_send_zc_many(void **state);
 void test_uring__bufs_held_until_notif(void **state);
 void test_uring__bufs_freed_in_flight(void **state);
 void test_uring__bufs_ring_freed_first(void **state);

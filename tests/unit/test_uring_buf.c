@@ -271,6 +271,50 @@ void test_uring__bufs_send_zc_fixed(void **state)
 }
 
 /*
+ * More segments than one chain holds (URING_CHAIN_MAX): 24 headers each
+ * followed by a slice of a registered buffer go out as several chains,
+ * in order.
+ */
+void test_uring__bufs_send_zc_many(void **state)
+{
+	TALLOC_CTX *ctx = talloc_new(*state);
+	struct uring *ring = NULL;
+	struct tevent_context *ev = ring_ev(ctx, &ring);
+	uint8_t *hdr = pattern(ctx, 24 * 10, 7);
+	uint8_t *want = NULL, *got = NULL;
+	struct uring_buf *b = NULL;
+	struct tevent_req *req = NULL;
+	struct iovec iov[48];
+	size_t total = 0;
+	int sv[2];
+	int i;
+
+	RING_OR_SKIP(ctx, ring);
+	POOL_OR_SKIP(ctx, ring, 1);
+	b = uring_buf_get(ctx, ring, BUF_SIZE);
+	memcpy(b->data, pattern(ctx, BUF_SIZE, 8), BUF_SIZE);
+	want = talloc_size(ctx, 24 * 10 + BUF_SIZE);
+	for (i = 0; i < 24; i++) {
+		iov[2 * i] = (struct iovec){ hdr + 10 * i, 10 };
+		iov[2 * i + 1] = (struct iovec){ b->data + 10000 * i, 9000 };
+		memcpy(want + total, hdr + 10 * i, 10);
+		memcpy(want + total + 10, b->data + 10000 * i, 9000);
+		total += 9010;
+	}
+	got = talloc_zero_size(ctx, total);
+	tcp_pair(sv, 0);
+	req = uring_sendmsg_full_zc_send(ctx, ev, ring, sv[0], iov, 48, ctx);
+	assert_non_null(req);
+	drain_until(ev, req, sv[1], got, total);
+	assert_int_equal(uring_sendmsg_full_recv(req), 0);
+	talloc_free(req);
+	assert_memory_equal(got, want, total);
+	close(sv[0]);
+	close(sv[1]);
+	talloc_free(ctx);
+}
+
+/*
  * A zero-copy send from a registered buffer whose bytes are all queued
  * (first CQE in) but still in the socket's send queue behind bytes the
  * reader has not taken: the buffer is not lent again, even with the
