@@ -1,6 +1,7 @@
 /*
  * Connection life cycle.
  */
+#include <errno.h>
 #include <string.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -16,17 +17,39 @@ struct smbd_conn_free {
 	struct smbd_conn *conn;
 };
 
+/*
+ * The server stops while a peer has not taken what was sent to it: a
+ * zero-copy send keeps its buffer until the kernel drops the pages from
+ * the socket queue, which a peer that reads nothing never lets happen, so
+ * the ring's teardown would wait 10 s and leak the record.  An abortive
+ * close (RST) empties the queue at once; the answers were not going to
+ * arrive anyway.
+ */
+static void close_with_reset(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) != 0) {
+		DBG_INFO("SO_LINGER: %s\n", strerror(errno));
+	}
+}
+
 static int conn_destructor(struct smbd_conn *conn)
 {
 	struct smbd_server *server = conn->server;
+	bool reset;
 
 	/*
 	 * sessions (and tcons, opens) go first, the socket last; a session
 	 * bound to other connections stays with them (multichannel)
 	 */
 	smbd_sessions_conn_gone(conn);
+	reset = server->shutting_down && smbd_transport_sending(conn);
 	TALLOC_FREE(conn->transport);
 	if (conn->fd != -1) {
+		if (reset) {
+			close_with_reset(conn->fd);
+		}
 		close(conn->fd);
 	}
 	DLIST_REMOVE_SIMPLE(server->conns, conn);

@@ -816,6 +816,11 @@ bool smbd_transport_congested(struct smbd_conn *conn)
 	return conn->transport != NULL && conn->transport->congested;
 }
 
+bool smbd_transport_sending(struct smbd_conn *conn)
+{
+	return conn->transport != NULL && conn->transport->send_req != NULL;
+}
+
 /* Queues bytes as they are (the NetBIOS session response). */
 static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
 		      size_t len)

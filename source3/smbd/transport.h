@@ -39,6 +39,9 @@ void smbd_transport_pause(struct smbd_conn *conn, bool pause);
 /* True while the send queue is over SMBD_SENDQ_HIGH. */
 bool smbd_transport_congested(struct smbd_conn *conn);
 
+/* True while a send is in flight (the peer has not taken it all yet). */
+bool smbd_transport_sending(struct smbd_conn *conn);
+
 /*
  * Queue one response (NBT header added here).  The iovec array is copied;
  * the memory it points to must be children of owner, which is moved under
