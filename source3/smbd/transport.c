@@ -32,6 +32,7 @@
 #include "source3/smbd/rbuf.h"
 #include "source3/smbd/splice_pipe.h"
 #include "source3/smbd/transport.h"
+#include "source3/smbd/transport_private.h"
 
 #define NBT_SESSION_MESSAGE 0x00
 #define NBT_KEEPALIVE 0x85
@@ -39,7 +40,6 @@
 #define NBT_POSITIVE_RESPONSE 0x82
 /* called + calling NetBIOS names, each 0x20 + 32 encoded bytes + 0x00 */
 #define NBT_NAME_LEN 34
-#define SMBD_SEND_MAX_IOV 1024
 /*
  * The read-ahead per connection: 64 KiB and room for an SMB2 header, so
  * that a lone 64 KiB WRITE (65652 bytes framed) comes in one receive.
@@ -59,49 +59,6 @@
 /* Smaller PDUs are copied out of a shared buffer, not held by reference. */
 #define SMBD_RBUF_SHARE_MIN (8 * 1024)
 
-struct smbd_send_entry {
-	struct smbd_send_entry *prev, *next;
-	struct iovec *iov;
-	int iovcnt;
-	size_t bytes;
-	uint8_t nbt[4];
-	struct smbd_splice *splice;     /* splice mode: payload after iov */
-	bool zc;                        /* zerocopy mode: SENDMSG_ZC */
-};
-
-struct smbd_transport {
-	struct smbd_conn *conn;
-	smbd_pdu_fn got_pdu;
-	size_t max_pdu;
-	bool paused;                    /* by the pipeline (queue full) */
-	bool congested;                 /* by the send queue */
-	size_t queued_bytes;            /* queued and being sent */
-	size_t batch_bytes;             /* of them in the SENDMSG in flight */
-	int queued_entries;             /* responses (compounds) queued */
-	int batch_entries;
-	struct tevent_req *recv_req;
-	uint8_t *ra;                    /* the read-ahead */
-	size_t ra_size;                 /* SMBD_RA_SIZE, or 4 (splice mode) */
-	uint8_t *in;                    /* ra, or rb's data */
-	size_t in_size;
-	size_t ra_start, ra_end;        /* in[ra_start..ra_end) not consumed */
-	struct smbd_rbufs *rbufs;       /* the shared buffers alive */
-	struct smbd_rbuf *rb;           /* the one being received into */
-	void *rb_hold;                  /* our reference to rb */
-	bool delivering;                /* recv_start's loop is running */
-	uint8_t *pdu;                   /* buffer being received */
-	size_t pdu_len;
-	size_t pdu_have;                /* bytes of it already in (a head) */
-	struct smbd_splice *in_splice;  /* a WRITE's payload being received */
-	bool pdu_is_nbt_request;        /* 0x81 session request payload */
-	bool nbt_session_done;
-	struct smbd_send_entry *queue;
-	struct tevent_req *send_req;
-	struct smbd_splice *send_splice; /* of the batch in flight, or NULL */
-	/* high-water marks, for the memory line at level 3 */
-	size_t peak_pdu;                /* largest receive buffer */
-	size_t peak_queued;             /* most response bytes queued */
-};
 
 static void recv_ra_done(struct tevent_req *subreq);
 static void recv_pdu_done(struct tevent_req *subreq);
@@ -109,10 +66,6 @@ static void recv_write_head_done(struct tevent_req *subreq);
 static void recv_write_data_done(struct tevent_req *subreq);
 static bool splice_write_candidate(struct smbd_transport *t);
 static void recv_write_head(struct smbd_transport *t);
-static void send_next(struct smbd_transport *t);
-static void send_done(struct tevent_req *subreq);
-static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
-		      size_t len);
 
 /*
  * Receives len bytes into a fresh buffer.  The buffer is a child of the
@@ -203,7 +156,7 @@ static bool recv_next_pdu(struct smbd_transport *t);
  * Stops while the pipeline is paused or the queue congested (resumed
  * later), and never runs twice at once (a PDU handed over may resume).
  */
-static void recv_start(struct smbd_transport *t)
+void smbd_transport_recv_start(struct smbd_transport *t)
 {
 	struct smbd_conn *conn = t->conn;
 
@@ -249,7 +202,7 @@ static void recv_ra_done(struct tevent_req *subreq)
 		return;
 	}
 	t->ra_end += nread;
-	recv_start(t);
+	smbd_transport_recv_start(t);
 }
 
 /* Two first-level encoded NetBIOS names (RFC 1002 4.1, 4.3.2). */
@@ -479,7 +432,7 @@ static void recv_deliver(struct smbd_transport *t, void *owner,
 			return;
 		}
 		t->nbt_session_done = true;
-		queue_raw(t, positive, sizeof(positive));
+		smbd_transport_queue_raw(t, positive, sizeof(positive));
 	} else {
 		t->got_pdu(conn, owner, pdu, t->pdu_len);
 	}
@@ -510,7 +463,7 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	}
 	recv_deliver(t, pdu, pdu);
 	if (!conn->terminating) {
-		recv_start(t);
+		smbd_transport_recv_start(t);
 	}
 }
 
@@ -717,7 +670,7 @@ static void recv_write_data_done(struct tevent_req *subreq)
 	smbd_pipeline_got_spliced_write(conn, head, WRITE_HEAD_LEN, sp,
 					t->pdu_len - WRITE_HEAD_LEN);
 	if (!conn->terminating) {
-		recv_start(t);
+		smbd_transport_recv_start(t);
 	}
 }
 
@@ -760,7 +713,7 @@ int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu)
 	t->in_size = t->ra_size;
 	talloc_set_destructor(t, transport_destructor);
 	conn->transport = t;
-	recv_start(t);
+	smbd_transport_recv_start(t);
 	return conn->terminating ? -1 : 0;
 }
 
@@ -781,221 +734,6 @@ void smbd_transport_pause(struct smbd_conn *conn, bool pause)
 		TALLOC_FREE(t->recv_req);
 	}
 	if (!pause) {
-		recv_start(t);
+		smbd_transport_recv_start(t);
 	}
-}
-
-/*
- * Flow control on the way out (RELIABILITY.md G4): a client that does not
- * read its responses stops being read, and no further request is started,
- * once SMBD_SENDQ_HIGH bytes wait; both resume below SMBD_SENDQ_LOW.
- */
-static void send_account(struct smbd_transport *t, ssize_t delta,
-			 int entries)
-{
-	bool was = t->congested;
-
-	t->queued_bytes += delta;
-	t->queued_entries += entries;
-	if (t->queued_bytes > t->peak_queued) {
-		t->peak_queued = t->queued_bytes;
-	}
-	if (!was && (t->queued_bytes > SMBD_SENDQ_HIGH ||
-		     t->queued_entries > SMBD_SENDQ_MAX_ENTRIES)) {
-		t->congested = true;
-	} else if (was && t->queued_bytes < SMBD_SENDQ_LOW &&
-		   t->queued_entries < SMBD_SENDQ_MAX_ENTRIES / 2) {
-		t->congested = false;
-		recv_start(t);
-		smbd_pipeline_kick(t->conn);
-	}
-}
-
-bool smbd_transport_congested(struct smbd_conn *conn)
-{
-	return conn->transport != NULL && conn->transport->congested;
-}
-
-bool smbd_transport_sending(struct smbd_conn *conn)
-{
-	return conn->transport != NULL && conn->transport->send_req != NULL;
-}
-
-/* Queues bytes as they are (the NetBIOS session response). */
-static void queue_raw(struct smbd_transport *t, const uint8_t *bytes,
-		      size_t len)
-{
-	struct smbd_send_entry *e = talloc_zero(t, struct smbd_send_entry);
-
-	if (e == NULL || (e->iov = talloc_array(e, struct iovec, 1)) == NULL) {
-		talloc_free(e);
-		smbd_conn_terminate(t->conn, "out of memory");
-		return;
-	}
-	memcpy(e->nbt, bytes, len < 4 ? len : 4);
-	e->iov[0] = (struct iovec){ .iov_base = e->nbt,
-				    .iov_len = len < 4 ? len : 4 };
-	e->iovcnt = 1;
-	e->bytes = e->iov[0].iov_len;
-	send_account(t, (ssize_t)e->bytes, 1);
-	DLIST_ADD_END_SIMPLE(t->queue, e);
-	send_next(t);
-}
-
-static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
-			   int iovcnt, void *owner, struct smbd_splice *sp,
-			   size_t pipe_len, bool zc)
-{
-	struct smbd_transport *t = conn->transport;
-	struct smbd_send_entry *e = NULL;
-	size_t len = 0;
-	int i;
-
-	if (conn->terminating || iovcnt + 1 > SMBD_SEND_MAX_IOV) {
-		talloc_free(owner);
-		return -1;
-	}
-	e = talloc_zero(t, struct smbd_send_entry);
-	if (e == NULL) {
-		talloc_free(owner);
-		return -1;
-	}
-	talloc_steal(e, owner);
-	e->iov = talloc_array(e, struct iovec, iovcnt + 1);
-	if (e->iov == NULL) {
-		talloc_free(e);
-		return -1;
-	}
-	for (i = 0; i < iovcnt; i++) {
-		e->iov[i + 1] = iov[i];
-		len += iov[i].iov_len;
-	}
-	e->splice = sp;
-	e->zc = zc;
-	len += pipe_len;
-	if (len > 0xFFFFFF) {
-		/* the pipeline keeps responses smaller: a bug, not a client */
-		DBG_ERR("%s: response of %zu bytes exceeds an NBT frame\n",
-			conn->peer, len);
-		talloc_free(e);
-		smbd_conn_terminate(conn, "response too large");
-		return -1;
-	}
-	push_be32(e->nbt, (uint32_t)len);       /* type 0, 24-bit length */
-	e->bytes = len + 4;
-	send_account(t, (ssize_t)e->bytes, 1);
-	e->iov[0] = (struct iovec){ .iov_base = e->nbt, .iov_len = 4 };
-	e->iovcnt = iovcnt + 1;
-	DLIST_ADD_END_SIMPLE(t->queue, e);
-	send_next(t);
-	return 0;
-}
-
-int smbd_transport_send(struct smbd_conn *conn, const struct iovec *iov,
-			int iovcnt, void *owner)
-{
-	return transport_queue(conn, iov, iovcnt, owner, NULL, 0, false);
-}
-
-int smbd_transport_send_zc(struct smbd_conn *conn, const struct iovec *iov,
-			   int iovcnt, void *owner)
-{
-	return transport_queue(conn, iov, iovcnt, owner, NULL, 0, true);
-}
-
-int smbd_transport_send_splice(struct smbd_conn *conn, const struct iovec *iov,
-			       int iovcnt, void *owner, struct smbd_splice *sp,
-			       size_t len)
-{
-	return transport_queue(conn, iov, iovcnt, owner, sp, len, false);
-}
-
-/*
- * Moves as many queued entries as fit into one batch and sends it.  A
- * spliced entry ends its batch: its payload follows the batch's iovec.
- */
-static void send_next(struct smbd_transport *t)
-{
-	struct smbd_conn *conn = t->conn;
-	void *batch = NULL;
-	struct iovec *iov = NULL;
-	bool zc;
-	int n = 0;
-
-	if (t->send_req != NULL || t->queue == NULL || conn->terminating) {
-		return;
-	}
-	batch = talloc_new(t);
-	iov = talloc_array(batch, struct iovec, SMBD_SEND_MAX_IOV);
-	zc = false;
-	if (batch == NULL || iov == NULL) {
-		smbd_conn_terminate(conn, "out of memory");
-		return;
-	}
-	t->batch_bytes = 0;
-	t->batch_entries = 0;
-	while (t->queue != NULL &&
-	       n + t->queue->iovcnt <= SMBD_SEND_MAX_IOV) {
-		struct smbd_send_entry *e = t->queue;
-		DLIST_REMOVE_SIMPLE(t->queue, e);
-		memcpy(iov + n, e->iov, sizeof(*iov) * e->iovcnt);
-		n += e->iovcnt;
-		t->batch_bytes += e->bytes;
-		t->batch_entries++;
-		talloc_steal(batch, e);
-		zc = zc || e->zc;
-		if (e->splice != NULL) {
-			t->send_splice = e->splice;
-			break;
-		}
-	}
-	if (t->send_splice != NULL) {
-		t->send_req = uring_sendmsg_splice_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
-			iov, n, batch, t->send_splice->src,
-			t->send_splice->nsrc);
-	} else if (zc) {
-		t->send_req = uring_sendmsg_full_zc_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
-			iov, n, batch);
-	} else {
-		t->send_req = uring_sendmsg_full_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
-			iov, n, batch);
-	}
-	if (t->send_req == NULL) {
-		talloc_free(batch);
-		smbd_conn_terminate(conn, "out of memory");
-		return;
-	}
-	/* the batch lives exactly as long as the send (see lib/uring) */
-	talloc_steal(t->send_req, batch);
-	tevent_req_set_callback(t->send_req, send_done, t);
-}
-
-static void send_done(struct tevent_req *subreq)
-{
-	struct smbd_transport *t = tevent_req_callback_data(
-		subreq, struct smbd_transport);
-	struct smbd_splice *sp = t->send_splice;
-	int ret;
-
-	if (sp != NULL) {
-		ret = uring_sendmsg_splice_recv(subreq);
-		if (ret == 0) {
-			/* emptied: back to the pool, not freed with the batch */
-			smbd_splice_put(t->conn, sp);
-		}
-	} else {
-		ret = uring_sendmsg_full_recv(subreq);
-	}
-	t->send_splice = NULL;
-	TALLOC_FREE(subreq);            /* and the batch with it */
-	t->send_req = NULL;
-	if (ret != 0) {
-		smbd_conn_terminate(t->conn, "send failed");
-		return;
-	}
-	send_account(t, -(ssize_t)t->batch_bytes, -t->batch_entries);
-	send_next(t);
 }
