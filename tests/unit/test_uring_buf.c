@@ -208,6 +208,28 @@ static void drain_until(struct tevent_context *ev, struct tevent_req *req,
 	talloc_free(fde);
 }
 
+/* Sends iov zero-copy over a TCP pair; the peer must read exactly want. */
+static void send_zc_check(TALLOC_CTX *ctx, struct tevent_context *ev,
+			  struct uring *ring, struct iovec *iov, int iovcnt,
+			  const uint8_t *want, size_t total)
+{
+	uint8_t *got = talloc_zero_size(ctx, total);
+	struct tevent_req *req = NULL;
+	int sv[2];
+
+	tcp_pair(sv, 0);
+	req = uring_sendmsg_full_zc_send(ctx, ev, ring, sv[0], iov, iovcnt,
+					 ctx);
+	assert_non_null(req);
+	drain_until(ev, req, sv[1], got, total);
+	assert_int_equal(uring_sendmsg_full_recv(req), 0);
+	talloc_free(req);
+	assert_memory_equal(got, want, total);
+	close(sv[0]);
+	close(sv[1]);
+	talloc_free(got);
+}
+
 /* Blocking reads until EOF or len bytes; a receive timeout bounds it. */
 static size_t read_to_eof(int fd, uint8_t *buf, size_t len)
 {
@@ -231,12 +253,10 @@ void test_uring__bufs_send_zc_fixed(void **state)
 	struct tevent_context *ev = ring_ev(ctx, &ring);
 	uint8_t *hdr = pattern(ctx, 100, 1);
 	uint8_t *trailer = pattern(ctx, 50, 2);
-	uint8_t *want = NULL, *got = NULL;
+	uint8_t *want = NULL;
 	struct uring_buf *b1 = NULL, *b2 = NULL;
-	struct tevent_req *req = NULL;
 	struct iovec iov[4];
 	size_t total = 0;
-	int sv[2];
 	int i;
 
 	RING_OR_SKIP(ctx, ring);
@@ -250,20 +270,11 @@ void test_uring__bufs_send_zc_fixed(void **state)
 	iov[2] = (struct iovec){ trailer, 50 };
 	iov[3] = (struct iovec){ b2->data, BUF_SIZE };
 	want = talloc_size(ctx, 100 + 200000 + 50 + BUF_SIZE);
-	got = talloc_zero_size(ctx, talloc_get_size(want));
 	for (i = 0; i < 4; i++) {
 		memcpy(want + total, iov[i].iov_base, iov[i].iov_len);
 		total += iov[i].iov_len;
 	}
-	tcp_pair(sv, 0);
-	req = uring_sendmsg_full_zc_send(ctx, ev, ring, sv[0], iov, 4, ctx);
-	assert_non_null(req);
-	drain_until(ev, req, sv[1], got, total);
-	assert_int_equal(uring_sendmsg_full_recv(req), 0);
-	talloc_free(req);
-	assert_memory_equal(got, want, total);
-	close(sv[0]);
-	close(sv[1]);
+	send_zc_check(ctx, ev, ring, iov, 4, want, total);
 	talloc_free(b1);
 	talloc_free(b2);
 	assert_int_equal(idle_bufs(ring), 2);
@@ -281,12 +292,10 @@ void test_uring__bufs_send_zc_many(void **state)
 	struct uring *ring = NULL;
 	struct tevent_context *ev = ring_ev(ctx, &ring);
 	uint8_t *hdr = pattern(ctx, 24 * 10, 7);
-	uint8_t *want = NULL, *got = NULL;
+	uint8_t *want = NULL;
 	struct uring_buf *b = NULL;
-	struct tevent_req *req = NULL;
 	struct iovec iov[48];
 	size_t total = 0;
-	int sv[2];
 	int i;
 
 	RING_OR_SKIP(ctx, ring);
@@ -301,16 +310,7 @@ void test_uring__bufs_send_zc_many(void **state)
 		memcpy(want + total + 10, b->data + 10000 * i, 9000);
 		total += 9010;
 	}
-	got = talloc_zero_size(ctx, total);
-	tcp_pair(sv, 0);
-	req = uring_sendmsg_full_zc_send(ctx, ev, ring, sv[0], iov, 48, ctx);
-	assert_non_null(req);
-	drain_until(ev, req, sv[1], got, total);
-	assert_int_equal(uring_sendmsg_full_recv(req), 0);
-	talloc_free(req);
-	assert_memory_equal(got, want, total);
-	close(sv[0]);
-	close(sv[1]);
+	send_zc_check(ctx, ev, ring, iov, 48, want, total);
 	talloc_free(ctx);
 }
 
