@@ -77,6 +77,13 @@ enum lp_write_mode {
 	LP_WRITE_MODE_SPLICE,           /* socket -> pipe -> file */
 };
 
+/* "inherit owner" (Samba's) */
+enum lp_inherit_owner {
+	LP_INHERIT_OWNER_NO = 0,
+	LP_INHERIT_OWNER_WINDOWS_AND_UNIX,
+	LP_INHERIT_OWNER_UNIX_ONLY,
+};
+
 struct lp_share {
 	const char *name;
 	const char *path;
@@ -86,7 +93,37 @@ struct lp_share {
 	bool browseable;
 	const char *comment;
 	bool available;
-	const char **valid_users;       /* NULL-terminated; stored only */
+	/*
+	 * Who may connect and how (docs/security.md).  Lists hold names,
+	 * @group (NSS group, as Samba: a Unix group), +group (Unix
+	 * group), &group (also Unix here: there is no NIS netgroup
+	 * support) and are NULL-terminated; empty lists restrict nothing.
+	 */
+	const char **valid_users;
+	const char **invalid_users;
+	const char **read_list;
+	const char **write_list;
+	const char **admin_users;       /* act as root on this share */
+	bool guest_only;
+	const char **hosts_allow;       /* [global]: also at connect time */
+	const char **hosts_deny;
+	const char *force_user;         /* "" = none */
+	const char *force_group;        /* "" = none; "+name": only if a
+					 * member (Samba) */
+	/* names: "/pattern/pattern/" as Samba (* and ?), "" = none */
+	const char *veto_files;
+	bool delete_veto_files;
+	const char *hide_files;
+	bool hide_dot_files;
+	bool hide_unreadable;
+	bool access_based_share_enum;
+	/* modes of what clients create */
+	int create_mask;                /* 0744 */
+	int directory_mask;             /* 0755 */
+	int force_create_mode;          /* 0 */
+	int force_directory_mode;       /* 0 */
+	bool inherit_permissions;
+	int inherit_owner;              /* enum lp_inherit_owner */
 	int smb_encrypt;                /* enum lp_smb_setting */
 	bool strict_sync;               /* FLUSH waits for an fsync */
 	bool ea_support;                /* EAs as user.* xattrs */
@@ -127,6 +164,7 @@ struct lp_global {
 	int smb_encrypt;                /* enum lp_smb_setting ([global]) */
 	int restrict_anonymous;         /* 0, 1, 2 */
 	const char *guest_account;
+	const char *username_map;       /* "" = none */
 	int oplock_break_timeout;       /* seconds a break waits for an ack */
 	int write_mode;                 /* enum lp_write_mode */
 	int crypto_threads;             /* -1: online CPUs (<= 8), 0: none */

@@ -19,6 +19,7 @@ enum lp_type {
 	LP_PORTS,       /* uint16_t * + size_t count at count_offset */
 	LP_PROTOCOL,    /* uint16_t dialect */
 	LP_LOGLEVEL,    /* int: the first number of "N class:N ..." */
+	LP_OCTAL,       /* int, an octal mode 0..07777 ("0744") */
 };
 
 #define LP_SCOPE_GLOBAL 0x1     /* in struct lp_global */

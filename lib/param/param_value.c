@@ -30,7 +30,8 @@ struct lp_codec {
 	char *(*expected)(TALLOC_CTX *mem_ctx, const struct lp_param *p);
 };
 
-static bool lp_parse_int_range(const char *s, int min, int max, int *out)
+static bool lp_parse_int_base(const char *s, int base, int min, int max,
+			      int *out)
 {
 	char *end = NULL;
 	long v;
@@ -39,12 +40,17 @@ static bool lp_parse_int_range(const char *s, int min, int max, int *out)
 		return false;
 	}
 	errno = 0;
-	v = strtol(s, &end, 10);
+	v = strtol(s, &end, base);
 	if (errno != 0 || *end != '\0' || v < min || v > max) {
 		return false;
 	}
 	*out = (int)v;
 	return true;
+}
+
+static bool lp_parse_int_range(const char *s, int min, int max, int *out)
+{
+	return lp_parse_int_base(s, 10, min, max, out);
 }
 
 /* ---- bool ---- */
@@ -110,6 +116,26 @@ static char *int_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
 {
 	return talloc_asprintf(mem_ctx, "an integer from %d to %d",
 			       p->min, p->max);
+}
+
+/* ---- octal (modes: "0744") ---- */
+
+static bool octal_parse(const struct lp_parse_args *a)
+{
+	return lp_parse_int_base(a->value, 8, 0, 07777,
+				 FIELD(a->base, a->p->offset, int));
+}
+
+static char *octal_format(TALLOC_CTX *mem_ctx, const struct lp_param *p,
+			  const void *base)
+{
+	return talloc_asprintf(mem_ctx, "0%03o",
+			       *CFIELD(base, p->offset, int));
+}
+
+static char *octal_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
+{
+	return talloc_strdup(mem_ctx, "an octal mode from 0 to 07777");
 }
 
 /* ---- string ---- */
@@ -465,6 +491,7 @@ static char *loglevel_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
 static const struct lp_codec lp_codecs[] = {
 	[LP_BOOL] = { bool_parse, bool_format, bool_expected },
 	[LP_INT] = { int_parse, int_format, int_expected },
+	[LP_OCTAL] = { octal_parse, octal_format, octal_expected },
 	[LP_STRING] = { string_parse, string_format, string_expected },
 	[LP_LIST] = { list_parse, list_format, list_expected },
 	[LP_ENUM] = { enum_parse, enum_format, enum_expected },
