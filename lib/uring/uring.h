@@ -78,6 +78,25 @@ void uring_ev_disable(struct tevent_context *ev);
 /* Whether the kernel supports opcode (IORING_OP_*), probed at setup. */
 bool uring_op_supported(struct uring *ring, uint8_t opcode);
 
+/*
+ * Personalities (io_uring_register_personality): the credentials an SQE
+ * runs with.  uring_personality_register records the calling thread's
+ * current credentials and returns their id (> 0) or -errno; switch the
+ * thread to a client's identity around the call (lib/util/unix_token.h).
+ * uring_set_personality makes every request started from now on run
+ * with id (0: as the thread that submits, i.e. the daemon) and returns
+ * the previous id, so a caller sets it around its own _send call only:
+ *
+ *   prev = uring_set_personality(ring, token->personality);
+ *   subreq = uring_pread_send(...);
+ *   uring_set_personality(ring, prev);
+ *
+ * Cancels run without one (they touch no file).
+ */
+int uring_personality_register(struct uring *ring);
+int uring_personality_unregister(struct uring *ring, uint16_t id);
+uint16_t uring_set_personality(struct uring *ring, uint16_t id);
+
 /* Counters since the ring was created. */
 struct uring_stats {
 	uint64_t enter_calls;     /* io_uring_enter syscalls (submits) */

@@ -63,6 +63,8 @@ struct uring {
 	struct uring_stats stats;
 	struct uring_bufpool *bufs;     /* registered buffers (uring_buf.c) */
 	int bufs_error;                 /* their registration failed */
+	/* given to every SQE staged now (uring_set_personality) */
+	uint16_t personality;
 };
 
 /* uring_ev.c */

@@ -286,6 +286,7 @@ static int uring_chain_start(struct tevent_req *req,
 
 		links[i].prep(sqe, links[i].private_data);
 		sqe->user_data = 0;
+		sqe->personality = ring->personality;
 		if (i + 1 < s->n) {
 			sqe->flags |= IOSQE_IO_LINK;
 		}
@@ -421,4 +422,30 @@ struct tevent_req *uring_req_send(TALLOC_CTX *mem_ctx,
 int uring_req_recv(struct tevent_req *req, int32_t *res)
 {
 	return uring_chain_recv(req, res, 1);
+}
+
+/* ---- personalities ---- */
+
+int uring_personality_register(struct uring *ring)
+{
+	int ret = io_uring_register_personality(&ring->ring);
+
+	if (ret > UINT16_MAX) {
+		io_uring_unregister_personality(&ring->ring, ret);
+		return -ENOSPC;
+	}
+	return ret;
+}
+
+int uring_personality_unregister(struct uring *ring, uint16_t id)
+{
+	return io_uring_unregister_personality(&ring->ring, id);
+}
+
+uint16_t uring_set_personality(struct uring *ring, uint16_t id)
+{
+	uint16_t prev = ring->personality;
+
+	ring->personality = id;
+	return prev;
 }

@@ -120,6 +120,8 @@ NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	}
 	vfs->ev = ev;
 	vfs->root_fd = -1;
+	vfs->file_mode = 0644;
+	vfs->dir_mode = 0755;
 	vfs->io_uring_enabled = io_uring_enabled;
 	vfs->share_name = talloc_strdup(vfs, share_name ? share_name : "");
 	vfs->root_path = talloc_strdup(vfs, path);
@@ -147,13 +149,47 @@ NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	return NT_STATUS_OK;
 }
 
+/*
+ * The share root is opened as the user: one who may not reach the path
+ * cannot connect (ACCESS_DENIED), as with Samba's chdir at tree connect.
+ */
 NTSTATUS vfs_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		     const struct lp_share *share, bool io_uring_enabled,
+		     const struct unix_token *token,
 		     struct vfs_handle **out)
 {
-	return vfs_connect_path(mem_ctx, ev, share->name, share->path,
-				(const char *const *)share->vfs_objects,
-				io_uring_enabled, out);
+	struct vfs_handle probe = { .token = token };
+	NTSTATUS status;
+	int ret = vfs_become(&probe);
+
+	if (ret < 0) {
+		return ntstatus_from_errno(-ret);
+	}
+	status = vfs_connect_path(mem_ctx, ev, share->name, share->path,
+				  (const char *const *)share->vfs_objects,
+				  io_uring_enabled, out);
+	vfs_unbecome(&probe);
+	if (NT_STATUS_IS_OK(status)) {
+		(*out)->token = token;
+	}
+	return status;
+}
+
+/* ---- identity ---- */
+
+int vfs_become(const struct vfs_handle *vfs)
+{
+	if (vfs->token == NULL) {
+		return 0;
+	}
+	return unix_token_become(vfs->token);
+}
+
+void vfs_unbecome(const struct vfs_handle *vfs)
+{
+	if (vfs->token != NULL) {
+		unix_token_unbecome();
+	}
 }
 
 /* ---- passing a call down ---- */
@@ -385,7 +421,11 @@ NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 		return NT_STATUS_NO_MEMORY;
 	}
 	VFS_FIND(m, openat);
-	ret = m->ops->openat(m, path, flags, &fd, st ? st : &local);
+	ret = vfs_become(vfs);
+	if (ret == 0) {
+		ret = m->ops->openat(m, path, flags, &fd, st ? st : &local);
+		vfs_unbecome(vfs);
+	}
 	if (ret < 0) {
 		talloc_free(fh);
 		return ntstatus_from_errno(-ret);
@@ -401,26 +441,44 @@ NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 NTSTATUS vfs_fstat(struct vfs_fh *fh, struct statx *st)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, fstat);
-	return vfs_status(m->ops->fstat(m, fh, st));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fstat(m, fh, st);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_statat(struct vfs_fh *dirfh, const char *dir_path,
 		    const char *name, struct statx *st)
 {
 	struct vfs_module *m = dirfh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, statat);
-	return vfs_status(m->ops->statat(m, dirfh, dir_path, name, st));
+	ret = vfs_become(dirfh->vfs);
+	if (ret == 0) {
+		ret = m->ops->statat(m, dirfh, dir_path, name, st);
+		vfs_unbecome(dirfh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_statvfs(struct vfs_handle *vfs, struct statvfs *st)
 {
 	struct vfs_module *m = vfs->top;
+	int ret;
 
 	VFS_FIND(m, statvfs);
-	return vfs_status(m->ops->statvfs(m, st));
+	ret = vfs_become(vfs);
+	if (ret == 0) {
+		ret = m->ops->statvfs(m, st);
+		vfs_unbecome(vfs);
+	}
+	return vfs_status(ret);
 }
 
 /* ---- the namespace and metadata ---- */
@@ -428,74 +486,122 @@ NTSTATUS vfs_statvfs(struct vfs_handle *vfs, struct statvfs *st)
 NTSTATUS vfs_mkdirat(struct vfs_handle *vfs, const char *path, mode_t mode)
 {
 	struct vfs_module *m = vfs->top;
+	int ret;
 
 	VFS_FIND(m, mkdirat);
-	return vfs_status(m->ops->mkdirat(m, path, mode));
+	ret = vfs_become(vfs);
+	if (ret == 0) {
+		ret = m->ops->mkdirat(m, path, mode);
+		vfs_unbecome(vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_unlinkat(struct vfs_handle *vfs, const char *path, int flags)
 {
 	struct vfs_module *m = vfs->top;
+	int ret;
 
 	VFS_FIND(m, unlinkat);
-	return vfs_status(m->ops->unlinkat(m, path, flags));
+	ret = vfs_become(vfs);
+	if (ret == 0) {
+		ret = m->ops->unlinkat(m, path, flags);
+		vfs_unbecome(vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_renameat(struct vfs_handle *vfs, const char *src,
 		      const char *dst, unsigned int flags)
 {
 	struct vfs_module *m = vfs->top;
+	int ret;
 
 	VFS_FIND(m, renameat);
-	return vfs_status(m->ops->renameat(m, src, dst, flags));
+	ret = vfs_become(vfs);
+	if (ret == 0) {
+		ret = m->ops->renameat(m, src, dst, flags);
+		vfs_unbecome(vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_linkat(struct vfs_handle *vfs, const char *src,
 		    const char *dst)
 {
 	struct vfs_module *m = vfs->top;
+	int ret;
 
 	VFS_FIND(m, linkat);
-	return vfs_status(m->ops->linkat(m, src, dst));
+	ret = vfs_become(vfs);
+	if (ret == 0) {
+		ret = m->ops->linkat(m, src, dst);
+		vfs_unbecome(vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_ftruncate(struct vfs_fh *fh, uint64_t len)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	if (len > INT64_MAX) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	VFS_FIND(m, ftruncate);
-	return vfs_status(m->ops->ftruncate(m, fh, len));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->ftruncate(m, fh, len);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_fallocate(struct vfs_fh *fh, int mode, uint64_t off,
 		       uint64_t len)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	if (off > INT64_MAX || len > INT64_MAX - off) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	VFS_FIND(m, fallocate);
-	return vfs_status(m->ops->fallocate(m, fh, mode, off, len));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fallocate(m, fh, mode, off, len);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2])
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, fntimes);
-	return vfs_status(m->ops->fntimes(m, fh, ts));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fntimes(m, fh, ts);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, fchmod);
-	return vfs_status(m->ops->fchmod(m, fh, mode & 07777));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fchmod(m, fh, mode & 07777);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
@@ -505,7 +611,11 @@ NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 	int ret;
 
 	VFS_FIND(m, fgetxattr);
-	ret = m->ops->fgetxattr(m, fh, name, buf, len);
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fgetxattr(m, fh, name, buf, len);
+		vfs_unbecome(fh->vfs);
+	}
 	if (ret < 0) {
 		return ntstatus_from_errno(-ret);
 	}
@@ -517,9 +627,15 @@ NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
 		       const void *buf, size_t len, int flags)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, fsetxattr);
-	return vfs_status(m->ops->fsetxattr(m, fh, name, buf, len, flags));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fsetxattr(m, fh, name, buf, len, flags);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
@@ -527,6 +643,7 @@ NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
 			uint64_t *copied)
 {
 	struct vfs_module *m = dst->vfs->top;
+	int ret;
 
 	*copied = 0;
 	if (src_off > INT64_MAX || len > INT64_MAX - src_off ||
@@ -534,8 +651,13 @@ NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	VFS_FIND(m, copy_range);
-	return vfs_status(m->ops->copy_range(m, src, src_off, dst, dst_off,
-					     len, copied));
+	ret = vfs_become(dst->vfs);
+	if (ret == 0) {
+		ret = m->ops->copy_range(m, src, src_off, dst, dst_off,
+				     len, copied);
+		vfs_unbecome(dst->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_data_extent(struct vfs_fh *fh, uint64_t off, uint64_t *start,
@@ -565,7 +687,11 @@ NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
 	int ret;
 
 	VFS_FIND(m, flistxattr);
-	ret = m->ops->flistxattr(m, fh, buf, len);
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->flistxattr(m, fh, buf, len);
+		vfs_unbecome(fh->vfs);
+	}
 	if (ret < 0) {
 		return ntstatus_from_errno(-ret);
 	}
@@ -576,9 +702,15 @@ NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
 NTSTATUS vfs_fremovexattr(struct vfs_fh *fh, const char *name)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, fremovexattr);
-	return vfs_status(m->ops->fremovexattr(m, fh, name));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->fremovexattr(m, fh, name);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 /* ---- async I/O ---- */
@@ -740,9 +872,15 @@ NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 		     struct vfs_dir **out)
 {
 	struct vfs_module *m = fh->vfs->top;
+	int ret;
 
 	VFS_FIND(m, opendir);
-	return vfs_status(m->ops->opendir(m, mem_ctx, fh, out));
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = m->ops->opendir(m, mem_ctx, fh, out);
+		vfs_unbecome(fh->vfs);
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_readdir(struct vfs_dir *dir, struct vfs_dirent *ent)

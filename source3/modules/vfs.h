@@ -31,6 +31,7 @@
 #include "lib/uring/uring.h"
 #include <tevent.h>
 #include "lib/util/ntstatus.h"
+#include "lib/util/unix_token.h"
 
 struct lp_share;
 struct vfs_module;
@@ -43,6 +44,17 @@ struct vfs_handle {
 	int root_fd;
 	bool io_uring_enabled;
 	struct vfs_module *top;
+	/*
+	 * Whose rights every file access through this handle uses
+	 * (docs/security.md): synchronous calls switch the thread to it
+	 * (vfs_become), ring operations carry its personality.  NULL: the
+	 * daemon's own (tools, tests, "admin users").  Owned by the caller,
+	 * who keeps it alive as long as the handle (the tree connect).
+	 */
+	const struct unix_token *token;
+	/* modes of new files and directories (create mask etc. applied) */
+	mode_t file_mode;               /* default 0644 */
+	mode_t dir_mode;                /* default 0755 */
 };
 
 /*
@@ -224,6 +236,7 @@ struct vfs_ops {
  */
 NTSTATUS vfs_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		     const struct lp_share *share, bool io_uring_enabled,
+		     const struct unix_token *token,
 		     struct vfs_handle **out);
 
 /* The same, without a parsed share (tests, tools). */
@@ -276,7 +289,8 @@ NTSTATUS vfs_errno_status(int ret);
 
 /*
  * The namespace (see the ops).  vfs_openat with O_CREAT creates files
- * with mode 0644, vfs_mkdirat directories with 0755 unless told.
+ * with vfs->file_mode; vfs_mkdirat uses the mode it is given (callers
+ * pass vfs->dir_mode).
  */
 NTSTATUS vfs_mkdirat(struct vfs_handle *vfs, const char *path, mode_t mode);
 NTSTATUS vfs_unlinkat(struct vfs_handle *vfs, const char *path, int flags);
@@ -382,6 +396,17 @@ struct vfs_io_state {
 void vfs_io_done(struct tevent_req *req, size_t count);
 /* count or -errno */
 int vfs_io_recv(struct tevent_req *req, size_t *count);
+
+/*
+ * For modules that make system calls on files: run them as vfs->token
+ * (no-op for NULL).  vfs_become returns 0 or -errno (then nothing may be
+ * done); each 0 must be paired with vfs_unbecome before returning to the
+ * event loop.  The public vfs_* calls above do this around synchronous
+ * ops themselves; async ops that end in a synchronous syscall
+ * (vfs_default's pread ...) do it in the module.
+ */
+int vfs_become(const struct vfs_handle *vfs);
+void vfs_unbecome(const struct vfs_handle *vfs);
 
 /* The module tables (one per vfs_<name>.c). */
 extern const struct vfs_ops vfs_default_ops;

@@ -30,13 +30,11 @@
 /* openat2 may fail with EAGAIN while racing a rename: retry a few times */
 #define VFS_OPENAT2_TRIES 8
 
-/* Modes of what clients create (no 'create mask' parameter yet) */
-#define VFS_FILE_MODE 0644
-
 /* getdents64 buffer per enumeration */
 #define VFS_DIRBUF_SIZE (32 * 1024)
 
-static int default_openat2(int dirfd, const char *path, int flags)
+static int default_openat2(int dirfd, const char *path, int flags,
+			   mode_t mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
@@ -50,7 +48,7 @@ static int default_openat2(int dirfd, const char *path, int flags)
 	}
 	/* openat2 is strict: a mode only with O_CREAT, else EINVAL */
 	if (flags & O_CREAT) {
-		how.mode = VFS_FILE_MODE;
+		how.mode = mode;
 	}
 	/* openat2 is strict: O_PATH takes no O_NOCTTY (EINVAL) */
 	if ((flags & O_PATH) == 0) {
@@ -100,7 +98,8 @@ static int default_openat(struct vfs_module *m, const char *path, int flags,
 {
 	bool nonblock = (flags & O_PATH) == 0;
 	int fd = default_openat2(m->vfs->root_fd, path,
-				 nonblock ? flags | O_NONBLOCK : flags);
+				 nonblock ? flags | O_NONBLOCK : flags,
+				 m->vfs->file_mode);
 	int ret;
 
 	if (fd < 0) {
@@ -139,7 +138,7 @@ static int default_stat_beneath(struct vfs_module *m, const char *dir_path,
 	if (path == NULL) {
 		return -ENOMEM;
 	}
-	fd = default_openat2(m->vfs->root_fd, path, O_PATH);
+	fd = default_openat2(m->vfs->root_fd, path, O_PATH, 0);
 	talloc_free(path);
 	if (fd < 0) {
 		return fd;
@@ -206,7 +205,8 @@ static int default_parent(struct vfs_module *m, const char *path,
 	if (dir == NULL) {
 		return -ENOMEM;
 	}
-	fd = default_openat2(m->vfs->root_fd, dir, O_PATH | O_DIRECTORY);
+	fd = default_openat2(m->vfs->root_fd, dir, O_PATH | O_DIRECTORY,
+			     0);
 	talloc_free(dir);
 	return fd;
 }
@@ -635,7 +635,11 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
-	ret = default_pread_full(fh->fd, buf, len, off, &got);
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = default_pread_full(fh->fd, buf, len, off, &got);
+		vfs_unbecome(fh->vfs);
+	}
 	return default_io_finish(req, ev, ret, got);
 }
 
@@ -655,11 +659,44 @@ static struct tevent_req *default_splice_read_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
-	ret = default_splice_full(fh->fd, pipe_wr, len, off, &got);
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = default_splice_full(fh->fd, pipe_wr, len, off, &got);
+		vfs_unbecome(fh->vfs);
+	}
 	if (ret < 0 && got > 0) {
 		ret = -EIO;     /* part is in the pipe: the caller drops it */
 	}
 	return default_io_finish(req, ev, ret, got);
+}
+
+static int default_splice_out(struct vfs_fh *fh,
+			      const struct uring_splice_src *src, unsigned n,
+			      uint64_t off, size_t *total)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		size_t put = 0;
+
+		while (put < src[i].len) {
+			loff_t pos = (loff_t)(off + *total);
+			/* an empty pipe is a bug of ours: EAGAIN, not a hang */
+			ssize_t w = splice(src[i].pipe_rd, NULL, fh->fd, &pos,
+					   src[i].len - put,
+					   SPLICE_F_NONBLOCK);
+
+			if (w < 0 && errno == EINTR) {
+				continue;
+			}
+			if (w <= 0) {
+				return w < 0 ? -errno : -EIO;
+			}
+			put += (size_t)w;
+			*total += (size_t)w;
+		}
+	}
+	return 0;
 }
 
 static struct tevent_req *default_splice_write_send(
@@ -671,32 +708,15 @@ static struct tevent_req *default_splice_write_send(
 	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
 						   struct default_io_state);
 	size_t total = 0;
-	unsigned i;
-	int ret = 0;
+	int ret;
 
 	if (req == NULL) {
 		return NULL;
 	}
-	for (i = 0; ret == 0 && i < n; i++) {
-		size_t put = 0;
-
-		while (put < src[i].len) {
-			loff_t pos = (loff_t)(off + total);
-			/* an empty pipe is a bug of ours: EAGAIN, not a hang */
-			ssize_t w = splice(src[i].pipe_rd, NULL, fh->fd, &pos,
-					   src[i].len - put,
-					   SPLICE_F_NONBLOCK);
-
-			if (w < 0 && errno == EINTR) {
-				continue;
-			}
-			if (w <= 0) {
-				ret = w < 0 ? -errno : -EIO;
-				break;
-			}
-			put += (size_t)w;
-			total += (size_t)w;
-		}
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = default_splice_out(fh, src, n, off, &total);
+		vfs_unbecome(fh->vfs);
 	}
 	return default_io_finish(req, ev, ret, total);
 }
@@ -716,7 +736,11 @@ static struct tevent_req *default_pwrite_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
-	ret = default_pwrite_full(fh->fd, buf, len, off);
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = default_pwrite_full(fh->fd, buf, len, off);
+		vfs_unbecome(fh->vfs);
+	}
 	return default_io_finish(req, ev, ret, len);
 }
 
@@ -728,13 +752,15 @@ static struct tevent_req *default_fsync_send(struct vfs_module *m,
 	struct default_io_state *state = NULL;
 	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
 						   struct default_io_state);
-	int ret = 0;
+	int ret;
 
 	if (req == NULL) {
 		return NULL;
 	}
-	if (fsync(fh->fd) != 0) {
-		ret = -errno;
+	ret = vfs_become(fh->vfs);
+	if (ret == 0) {
+		ret = fsync(fh->fd) == 0 ? 0 : -errno;
+		vfs_unbecome(fh->vfs);
 	}
 	return default_io_finish(req, ev, ret, 0);
 }

@@ -28,13 +28,30 @@ struct io_uring_state {
 	struct vfs_io_state io;
 };
 
+/*
+ * NULL also when the handle's user has no personality on the ring (the
+ * registration failed): then the next module does the call with the
+ * thread switched to the user (docs/security.md), never as root.
+ */
 static struct uring *vfs_io_uring_ring(struct vfs_module *m,
 				       struct tevent_context *ev)
 {
-	if (!m->vfs->io_uring_enabled) {
+	const struct unix_token *t = m->vfs->token;
+
+	if (!m->vfs->io_uring_enabled ||
+	    (t != NULL && t->personality == 0)) {
 		return NULL;
 	}
 	return uring_ev_get(ev);
+}
+
+/* The SQEs staged until the matching restore run as the handle's user. */
+static uint16_t vfs_io_uring_as_user(struct uring *ring,
+				     const struct vfs_module *m)
+{
+	const struct unix_token *t = m->vfs->token;
+
+	return uring_set_personality(ring, t != NULL ? t->personality : 0);
 }
 
 static void vfs_io_uring_pread_done(struct tevent_req *subreq);
@@ -49,6 +66,7 @@ static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
 	struct io_uring_state *state = NULL;
 	struct tevent_req *req = NULL;
 	struct tevent_req *subreq = NULL;
+	uint16_t prev;
 
 	if (ring == NULL) {
 		return vfs_next_pread_send(m, mem_ctx, ev, fh, buf, len, off);
@@ -60,8 +78,10 @@ static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
 	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
 		return tevent_req_post(req, ev);
 	}
+	prev = vfs_io_uring_as_user(ring, m);
 	subreq = uring_pread_send(state, ev, ring, fh->fd, buf, len,
 				  (off_t)off, buf);
+	uring_set_personality(ring, prev);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}
@@ -98,6 +118,7 @@ static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 	struct io_uring_state *state = NULL;
 	struct tevent_req *req = NULL;
 	struct tevent_req *subreq = NULL;
+	uint16_t prev;
 
 	if (ring == NULL) {
 		return vfs_next_pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
@@ -109,8 +130,10 @@ static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
 		return tevent_req_post(req, ev);
 	}
+	prev = vfs_io_uring_as_user(ring, m);
 	subreq = uring_pwrite_send(state, ev, ring, fh->fd, buf, len,
 				   (off_t)off, NULL);
+	uring_set_personality(ring, prev);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}
@@ -144,6 +167,7 @@ static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 	struct io_uring_state *state = NULL;
 	struct tevent_req *req = NULL;
 	struct tevent_req *subreq = NULL;
+	uint16_t prev;
 
 	if (ring == NULL) {
 		return vfs_next_fsync_send(m, mem_ctx, ev, fh);
@@ -155,7 +179,9 @@ static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
 		return tevent_req_post(req, ev);
 	}
+	prev = vfs_io_uring_as_user(ring, m);
 	subreq = uring_fsync_send(state, ev, ring, fh->fd, false);
+	uring_set_personality(ring, prev);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}
@@ -188,6 +214,7 @@ static struct tevent_req *vfs_io_uring_splice_read_send(
 	struct io_uring_state *state = NULL;
 	struct tevent_req *req = NULL;
 	struct tevent_req *subreq = NULL;
+	uint16_t prev;
 
 	if (ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
 		return vfs_next_splice_read_send(m, mem_ctx, ev, fh, pipe_wr,
@@ -200,8 +227,10 @@ static struct tevent_req *vfs_io_uring_splice_read_send(
 	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
 		return tevent_req_post(req, ev);
 	}
+	prev = vfs_io_uring_as_user(ring, m);
 	subreq = uring_splice_in_send(state, ev, ring, fh->fd, (off_t)off,
 				      pipe_wr, len, keep);
+	uring_set_personality(ring, prev);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}
@@ -237,6 +266,7 @@ static struct tevent_req *vfs_io_uring_splice_write_send(
 	struct io_uring_state *state = NULL;
 	struct tevent_req *req = NULL;
 	struct tevent_req *subreq = NULL;
+	uint16_t prev;
 
 	if (ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
 		return vfs_next_splice_write_send(m, mem_ctx, ev, fh, src, n,
@@ -249,8 +279,10 @@ static struct tevent_req *vfs_io_uring_splice_write_send(
 	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
 		return tevent_req_post(req, ev);
 	}
+	prev = vfs_io_uring_as_user(ring, m);
 	subreq = uring_splice_out_send(state, ev, ring, src, n, fh->fd, off,
 				       keep);
+	uring_set_personality(ring, prev);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, ev);
 	}

@@ -21,8 +21,6 @@
 /* Access bits that need a writable fd */
 #define CREATE_WRITE_ACCESS (SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA)
 
-#define CREATE_DIR_MODE 0755
-
 static bool disp_truncates(uint32_t disp)
 {
 	return disp == SMB2_FILE_SUPERSEDE || disp == SMB2_FILE_OVERWRITE ||
@@ -266,7 +264,7 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (p->options & SMB2_FILE_DIRECTORY_FILE) {
-		status = vfs_mkdirat(tcon->vfs, p->path, CREATE_DIR_MODE);
+		status = vfs_mkdirat(tcon->vfs, p->path, tcon->vfs->dir_mode);
 		if (NT_STATUS_IS_OK(status)) {
 			status = vfs_openat(mem_ctx, tcon->vfs, p->path,
 					    O_RDONLY | O_DIRECTORY, &out->fh,

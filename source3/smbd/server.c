@@ -10,6 +10,7 @@
 #include "lib/crypto/crypto.h"
 #include "config.h"
 #include "lib/auth/passdb.h"
+#include "source3/smbd/identity.h"
 #include "lib/param/param.h"
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
@@ -236,6 +237,9 @@ int smbd_server_start(struct smbd_server *server)
 	}
 	server->ring = uring_ev_get(server->ev);
 	DBG_NOTICE("io_uring: %s\n", server->ring ? "on" : "off");
+	if (smbd_identities_init(server) != 0) {
+		return -1;
+	}
 	smbd_crypto_pool_start(server);
 	crypto_random(server->server_guid, sizeof(server->server_guid));
 	server->start_time = nttime_now();

@@ -14,6 +14,7 @@
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/logon_throttle.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/identity.h"
 #include "source3/smbd/session.h"
 #include "source3/smbd/signing.h"
 #include "source3/smbd/transport.h"
@@ -41,7 +42,7 @@ static struct auth_ctx *auth_start(TALLOC_CTX *mem_ctx,
 		.dns_domain = "",
 		.map_to_guest = map_to_guest(g),
 		.allow_anonymous = g->restrict_anonymous < 2,
-		.users = passdb_user_lookup(server->passdb),
+		.users = smbd_logon_users(server),
 	};
 
 	return auth_ctx_new(mem_ctx, &settings);
@@ -263,10 +264,33 @@ static NTSTATUS session_reauth(struct smbd_session *s,
 	return NT_STATUS_OK;
 }
 
+/*
+ * Who the session is on disk from now on (identity.c); a re-authenticated
+ * session's tree connects follow (an anonymous re-authentication acts as
+ * the guest account until the user comes back).
+ */
+static NTSTATUS session_identity(struct smbd_session *s, bool reauth,
+				 const struct auth_session_info *info)
+{
+	NTSTATUS status = smbd_session_identity(
+		s, info->guest || info->anonymous, info->user);
+
+	if (NT_STATUS_IS_OK(status) && reauth) {
+		status = smbd_session_tcons_follow(s);
+	}
+	return status;
+}
+
 static NTSTATUS session_final(struct smbd_session *s, bool reauth,
 			      const struct auth_session_info *info)
 {
-	return reauth ? session_reauth(s, info) : session_keys(s, info);
+	NTSTATUS status = reauth ? session_reauth(s, info) :
+		session_keys(s, info);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = session_identity(s, reauth, info);
+	}
+	return status;
 }
 
 /*

@@ -6,6 +6,7 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/identity.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/session.h"
 
@@ -83,12 +84,31 @@ static NTSTATUS share_encryption(const struct smbd_session *s,
 	return NT_STATUS_OK;
 }
 
+/*
+ * Modes of new files and directories, as Samba's unix_mode(): rw for
+ * all (rwx for directories), masked by "create mask" / "directory mask",
+ * plus the forced bits.  The daemon's umask is 0, so these are exact
+ * (a default POSIX ACL of the directory still applies, as in Samba).
+ */
+static void tcon_modes(struct vfs_handle *vfs, const struct lp_share *share)
+{
+	vfs->file_mode = (0666 & (mode_t)share->create_mask) |
+		(mode_t)share->force_create_mode;
+	vfs->dir_mode = (0777 & (mode_t)share->directory_mask) |
+		(mode_t)share->force_directory_mode;
+}
+
+/*
+ * The share root is opened as the tree connect's user: one who cannot
+ * reach it gets ACCESS_DENIED, as from Samba.
+ */
 static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			  struct smbd_request *req,
-			  const struct lp_share *share)
+			  const struct lp_share *share, bool as_root)
 {
 	struct smbd_server *server = req->conn->server;
 	struct smbd_tcon *t = smbd_tcon_new(req->session);
+	struct smbd_identity_ref *id = NULL;
 	NTSTATUS status;
 
 	if (t == NULL) {
@@ -96,13 +116,20 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	}
 	t->share = share;
 	t->read_only = share->read_only;
-	status = vfs_connect(t, ev, share, server->ring != NULL, &t->vfs);
+	t->as_root = as_root;
+	status = smbd_tcon_identity(t, req->session, share, as_root, &id);
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_connect(t, ev, share, server->ring != NULL,
+				     smbd_identity_token(id), &t->vfs);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("share [%s]: cannot connect to %s: %s\n",
 			    share->name, share->path, nt_errstr(status));
 		talloc_free(t);
 		return status;
 	}
+	t->identity = talloc_steal(t->vfs, id);
+	tcon_modes(t->vfs, share);
 	req->tcon = t;
 	return NT_STATUS_OK;
 }
@@ -137,7 +164,7 @@ struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
 		status = share_encryption(req->session, share, &encrypt);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = tcon_open(mem_ctx, ev, req, share);
+		status = tcon_open(mem_ctx, ev, req, share, false);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return smbd_done_send(mem_ctx, ev, status, NULL);

@@ -178,12 +178,14 @@ static void write_pidfile(TALLOC_CTX *mem_ctx, const struct loadparm *lp)
 	const char *dir = lp->g.pid_directory;
 	char *path = talloc_asprintf(mem_ctx, "%s/smbd.pid", dir);
 	FILE *f = NULL;
+	int fd;
 
 	if (path == NULL) {
 		return;
 	}
 	mkdir_p(dir);
-	f = fopen(path, "w");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (f == NULL) {
 		DBG_WARNING("cannot write pid file %s: %s\n", path,
 			    strerror(errno));
@@ -216,6 +218,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * As Samba: modes of what clients create come from the share's
+	 * create mask etc. alone (docs/security.md); the daemon's own files
+	 * are created with explicit modes.
+	 */
+	umask(0);
 	raise_nofile_limit();
 	server = smbd_server_new(top, o.configfile, o.debuglevel,
 				 o.debug_stdout);

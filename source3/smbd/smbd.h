@@ -24,6 +24,10 @@ struct auth_ctx;
 struct vfs_handle;
 struct vfs_fh;
 struct passdb;
+struct auth_user_lookup;
+struct smbd_identities;
+struct smbd_identity_ref;
+struct smbd_unix_user;
 struct smbd_notify_ctx;
 struct smbd_open_notify;
 struct smbd_oplock_break;
@@ -58,6 +62,9 @@ struct smbd_server {
 	struct smbd_file **files;       /* share_mode.c hash table */
 	struct tevent_timer *deadtime_timer;
 	struct passdb *passdb;          /* smbpasswd accounts */
+	struct smbd_identities *identities; /* identity.c: token cache */
+	/* logon lookups: username map, Unix account, then passdb */
+	struct auth_user_lookup *logon_users;
 	struct smbd_throttle *throttle; /* failed-logon back-off */
 	size_t max_handles_per_conn;
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
@@ -173,6 +180,12 @@ struct smbd_session {
 	bool guest;
 	bool anonymous;
 	char *user;
+	/*
+	 * Who the session is on disk (identity.c): the Unix account (the
+	 * guest account for guest and anonymous sessions) and its token.
+	 */
+	struct smbd_unix_user *unix_user;
+	struct smbd_identity_ref *identity;
 	struct auth_ctx *auth;          /* during SESSION_SETUP legs */
 	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
 	/* user sessions only: keys from the session key (MS-SMB2 3.3.5.5.3) */
@@ -193,6 +206,13 @@ struct smbd_tcon {
 	bool read_only;
 	bool encrypt_data;              /* TreeConnect.EncryptData */
 	struct vfs_handle *vfs;         /* the share's VFS stack + root fd */
+	/*
+	 * Whose rights the share is used with (session user, force user /
+	 * group, or NULL for admin users): a talloc child of vfs, so it
+	 * lives as long as vfs does (also when a durable open keeps vfs).
+	 */
+	struct smbd_identity_ref *identity;
+	bool as_root;                   /* "admin users": no token */
 	struct smbd_open *opens;
 	size_t num_opens;
 	/*

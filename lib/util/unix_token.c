@@ -1,0 +1,114 @@
+/*
+ * Per-thread identity switching with the raw system calls
+ * (lib/util/unix_token.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "lib/util/debug.h"
+#include "lib/util/unix_token.h"
+
+bool unix_token_can_switch(void)
+{
+	return geteuid() == 0;
+}
+
+static int raw_setgroups(size_t n, const gid_t *groups)
+{
+	return syscall(SYS_setgroups, n, groups) == 0 ? 0 : -errno;
+}
+
+static int raw_setresgid(gid_t egid)
+{
+	return syscall(SYS_setresgid, -1, egid, -1) == 0 ? 0 : -errno;
+}
+
+static int raw_setresuid(uid_t euid)
+{
+	return syscall(SYS_setresuid, -1, euid, -1) == 0 ? 0 : -errno;
+}
+
+/*
+ * Groups first and the uid last: changing groups and gid needs the
+ * root euid we are about to give up.
+ */
+int unix_token_become(const struct unix_token *t)
+{
+	int ret = raw_setgroups(t->ngroups, t->groups);
+
+	if (ret == 0) {
+		ret = raw_setresgid(t->gid);
+	}
+	if (ret == 0) {
+		ret = raw_setresuid(t->uid);
+	}
+	if (ret != 0) {
+		int err = ret;
+
+		unix_token_unbecome();
+		return err;
+	}
+	return 0;
+}
+
+void unix_token_unbecome(void)
+{
+	if (raw_setresuid(0) != 0 || raw_setresgid(0) != 0 ||
+	    raw_setgroups(0, NULL) != 0) {
+		DBG_ERR("cannot switch back to root: %s; stopping\n",
+			strerror(errno));
+		abort();
+	}
+}
+
+bool unix_token_equal(const struct unix_token *a,
+		      const struct unix_token *b)
+{
+	return a->uid == b->uid && a->gid == b->gid &&
+	       a->ngroups == b->ngroups &&
+	       (a->ngroups == 0 ||
+		memcmp(a->groups, b->groups,
+		       a->ngroups * sizeof(gid_t)) == 0);
+}
+
+static int gid_cmp(const void *a, const void *b)
+{
+	gid_t x = *(const gid_t *)a;
+	gid_t y = *(const gid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t unix_token_normalize_groups(gid_t *groups, uint32_t n)
+{
+	uint32_t i;
+	uint32_t out = 0;
+
+	if (n == 0) {
+		return 0;
+	}
+	qsort(groups, n, sizeof(gid_t), gid_cmp);
+	for (i = 0; i < n; i++) {
+		if (out == 0 || groups[out - 1] != groups[i]) {
+			groups[out++] = groups[i];
+		}
+	}
+	return out;
+}
+
+bool unix_token_in_group(const struct unix_token *t, gid_t gid)
+{
+	uint32_t i;
+
+	if (t->gid == gid) {
+		return true;
+	}
+	for (i = 0; i < t->ngroups; i++) {
+		if (t->groups[i] == gid) {
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,69 @@
+/*
+ * A Unix identity (uid, gid, supplementary groups) and switching the
+ * calling thread to it and back (docs/security.md).
+ *
+ * Every file-system access of a client request runs as the client's Unix
+ * account, so the kernel's own checks (mode bits, POSIX ACLs, quotas,
+ * setuid clearing on write) apply.  Through the ring that is a ring
+ * personality per token (lib/uring, uring_personality_register); around a
+ * synchronous call it is this switch.
+ *
+ * The switch uses the raw per-thread system calls (SYS_setresuid,
+ * SYS_setresgid, SYS_setgroups): glibc's wrappers change every thread of
+ * the process, and the crypto pool's threads must stay as they are.  Only
+ * the effective ids change; the real and saved ids stay root, which is
+ * what lets unix_token_unbecome() switch back.
+ */
+#ifndef RINGSMB_UNIX_TOKEN_H
+#define RINGSMB_UNIX_TOKEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct unix_token {
+	uid_t uid;
+	gid_t gid;
+	uint32_t ngroups;
+	gid_t *groups;          /* ngroups entries, sorted, no duplicates */
+	/*
+	 * The ring personality registered for these credentials, or 0
+	 * (none: ring operations of this token go through the switch).
+	 */
+	uint16_t personality;
+};
+
+/* Most supplementary groups a token carries (Linux NGROUPS_MAX). */
+#define UNIX_TOKEN_MAX_GROUPS 65536
+
+/*
+ * Whether this process can switch identities at all: its effective uid is
+ * 0.  A daemon started as another user serves every client as itself
+ * (and says so at startup).
+ */
+bool unix_token_can_switch(void);
+
+/*
+ * Switches the calling thread's effective ids to t.  0, or -errno with
+ * the thread back as it was.  Every successful call must be followed by
+ * unix_token_unbecome() before the event loop runs anything else.
+ */
+int unix_token_become(const struct unix_token *t);
+
+/*
+ * Back to root (uid 0, gid 0, no supplementary groups).  A failure here
+ * would leave the daemon running as a client: it aborts the process.
+ */
+void unix_token_unbecome(void);
+
+/* Same uid, gid and groups (personality ignored). */
+bool unix_token_equal(const struct unix_token *a,
+		      const struct unix_token *b);
+
+/* Sorts and de-duplicates groups in place; returns the new count. */
+uint32_t unix_token_normalize_groups(gid_t *groups, uint32_t n);
+
+/* A member of gid, as primary or supplementary group. */
+bool unix_token_in_group(const struct unix_token *t, gid_t gid);
+
+#endif
