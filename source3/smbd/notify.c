@@ -69,6 +69,8 @@ struct smbd_notify_watcher {
 	struct smbd_notify_watcher *prev, *next;        /* ctx->watchers */
 	struct smbd_notify_ctx *ctx;    /* NULL once the ctx is gone */
 	int dirfd;
+	/* whose rights opening and watching subdirectories uses */
+	const struct unix_token *const *token; /* NULL or *token NULL: as the daemon */
 	uint32_t filter;
 	uint32_t mask;
 	bool tree;
@@ -394,6 +396,23 @@ static bool watcher_link(struct smbd_notify_watcher *w, int fd,
 	return true;
 }
 
+/*
+ * Opening and watching directories runs as the watcher's user, so a
+ * tree watch reaches only the directories that user may read.
+ */
+static int watcher_become(const struct smbd_notify_watcher *w)
+{
+	return w->token != NULL && *w->token != NULL ?
+		unix_token_become(*w->token) : 0;
+}
+
+static void watcher_unbecome(const struct smbd_notify_watcher *w)
+{
+	if (w->token != NULL && *w->token != NULL) {
+		unix_token_unbecome();
+	}
+}
+
 /* --- WATCH_TREE: subdirectories ------------------------------------ */
 
 static void tree_add(struct smbd_notify_watcher *w, int parent_fd,
@@ -463,13 +482,17 @@ static void tree_event_dir(struct notify_link *l, const char *name)
 			RESOLVE_NO_MAGICLINKS,
 	};
 	const char *rel = l->rel[0] == '\0' ? "." : l->rel;
-	int fd = syscall(SYS_openat2, l->w->dirfd, rel, &how, sizeof(how));
+	int fd = -1;
 
-	if (fd < 0) {
-		return;                 /* renamed or removed meanwhile */
+	if (watcher_become(l->w) != 0) {
+		return;
 	}
-	tree_add(l->w, fd, l->rel, name, l->depth + 1);
-	close(fd);
+	fd = syscall(SYS_openat2, l->w->dirfd, rel, &how, sizeof(how));
+	if (fd >= 0) {
+		tree_add(l->w, fd, l->rel, name, l->depth + 1);
+		close(fd);
+	}
+	watcher_unbecome(l->w);
 }
 
 /* --- changes --------------------------------------------------------- */
@@ -803,7 +826,9 @@ static int watcher_destructor(struct smbd_notify_watcher *w)
 }
 
 NTSTATUS smbd_notify_watch(TALLOC_CTX *mem_ctx, struct smbd_notify_ctx *ctx,
-			   int dirfd, uint32_t filter, bool tree,
+			   int dirfd,
+			   const struct unix_token *const *token,
+			   uint32_t filter, bool tree,
 			   uint32_t max_buffer, smbd_notify_fn fn, void *priv,
 			   struct smbd_notify_watcher **out)
 {
@@ -815,6 +840,7 @@ NTSTATUS smbd_notify_watch(TALLOC_CTX *mem_ctx, struct smbd_notify_ctx *ctx,
 	}
 	w->ctx = ctx;
 	w->dirfd = dirfd;
+	w->token = token;
 	w->filter = filter;
 	w->tree = tree;
 	w->mask = smbd_notify_filter_mask(filter, tree);
@@ -824,9 +850,14 @@ NTSTATUS smbd_notify_watch(TALLOC_CTX *mem_ctx, struct smbd_notify_ctx *ctx,
 	w->priv = priv;
 	DLIST_ADD_SIMPLE(ctx->watchers, w);
 	talloc_set_destructor(w, watcher_destructor);
+	if (watcher_become(w) != 0) {
+		talloc_free(w);
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	if (w->mask != 0 && watcher_link(w, dirfd, "", 0) && tree) {
 		tree_walk(w, dirfd, "", 0);
 	}
+	watcher_unbecome(w);
 	*out = w;
 	return NT_STATUS_OK;
 }

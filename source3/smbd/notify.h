@@ -25,6 +25,7 @@
 #include <talloc.h>
 #include <tevent.h>
 #include "lib/util/ntstatus.h"
+#include "lib/util/unix_token.h"
 
 /* inotify watches one server holds (the kernel default is 8192 a user) */
 #define SMBD_NOTIFY_MAX_WATCHES 4096
@@ -110,14 +111,18 @@ struct smbd_notify_ctx *smbd_notify_ctx_new(TALLOC_CTX *mem_ctx,
 void smbd_notify_flush(struct smbd_notify_ctx *ctx);
 
 /*
- * Watch the directory open as dirfd (which must stay open as long as
+ * Watch, as *token's user (read at each use, so a re-authenticated
+ * session's watch follows it; token NULL or *token NULL: as the daemon;
+ * token must outlive the watcher, e.g. &vfs->token), the directory open as dirfd (which must stay open as long as
  * the watcher lives; O_PATH is fine) for what filter asks, with its
  * subdirectories when tree.  max_buffer is what may be buffered between
  * requests (capped at SMBD_NOTIFY_MAX_BUFFER).  Hitting a watch bound
  * is not an error: the watcher is marked overflowed.
  */
 NTSTATUS smbd_notify_watch(TALLOC_CTX *mem_ctx, struct smbd_notify_ctx *ctx,
-			   int dirfd, uint32_t filter, bool tree,
+			   int dirfd,
+			   const struct unix_token *const *token,
+			   uint32_t filter, bool tree,
 			   uint32_t max_buffer, smbd_notify_fn fn, void *priv,
 			   struct smbd_notify_watcher **out);
 

@@ -178,6 +178,7 @@ static NTSTATUS open_notify_get(struct smbd_request *req,
 	}
 	on->ev = ev;
 	status = smbd_notify_watch(on, ctx, open->fh->fd,
+				   &open->fh->vfs->token,
 				   r->completion_filter,
 				   r->flags & SMB2_WATCH_TREE,
 				   r->output_buffer_length, notify_changed, on,

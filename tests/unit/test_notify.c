@@ -294,7 +294,7 @@ static void test_notify__inotify_added_and_renamed(void **state)
 	size_t len = 0;
 
 	assert_true(NT_STATUS_IS_OK(smbd_notify_watch(
-		f, f->ctx, f->fd, FN, false, 4096, fixture_fn, f, &w)));
+		f, f->ctx, f->fd, NULL, FN, false, 4096, fixture_fn, f, &w)));
 	touch_file(f, "x.txt");
 	wait_calls(f, 1);
 	expect_one(w, *state, SMBD_NOTIFY_ACTION_ADDED, "x.txt");
@@ -321,7 +321,7 @@ static void test_notify__inotify_tree(void **state)
 	make_dir(f, "a");
 	make_dir(f, "a/b");
 	assert_true(NT_STATUS_IS_OK(smbd_notify_watch(
-		f, f->ctx, f->fd, FN | DN, true, 4096, fixture_fn, f, &w)));
+		f, f->ctx, f->fd, NULL, FN | DN, true, 4096, fixture_fn, f, &w)));
 	assert_int_equal(smbd_notify_num_watches(w), 3);
 	touch_file(f, "a/b/deep.txt");
 	wait_calls(f, 1);
@@ -353,7 +353,7 @@ static void test_notify__watch_bound_is_enum_dir(void **state)
 	make_dir(f, "d2");
 	make_dir(f, "d3");
 	assert_true(NT_STATUS_IS_OK(smbd_notify_watch(
-		f, f->ctx, f->fd, FN, true, 4096, fixture_fn, f, &w)));
+		f, f->ctx, f->fd, NULL, FN, true, 4096, fixture_fn, f, &w)));
 	assert_true(f->ctx->num_watches <= 2);
 	assert_true(smbd_notify_pending(w));
 	assert_true(NT_STATUS_EQUAL(smbd_notify_take(w, *state, 4096, &buf,
@@ -372,9 +372,9 @@ static void test_notify__shared_watch(void **state)
 	struct smbd_notify_watcher *w2 = NULL;
 
 	assert_true(NT_STATUS_IS_OK(smbd_notify_watch(
-		f, f->ctx, f->fd, FN, false, 4096, fixture_fn, f, &w1)));
+		f, f->ctx, f->fd, NULL, FN, false, 4096, fixture_fn, f, &w1)));
 	assert_true(NT_STATUS_IS_OK(smbd_notify_watch(
-		f, f->ctx, f->fd, SMB2_FILE_NOTIFY_CHANGE_SIZE, false, 4096,
+		f, f->ctx, f->fd, NULL, SMB2_FILE_NOTIFY_CHANGE_SIZE, false, 4096,
 		fixture_fn, f, &w2)));
 	assert_int_equal(f->ctx->num_watches, 1);
 	touch_file(f, "s.txt");
