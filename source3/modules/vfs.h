@@ -35,6 +35,7 @@
 
 struct lp_share;
 struct vfs_module;
+struct smbd_share_names;
 
 /* One share's stack: the modules and the share root (O_PATH). */
 struct vfs_handle {
@@ -52,6 +53,8 @@ struct vfs_handle {
 	 * who keeps it alive as long as the handle (the tree connect).
 	 */
 	const struct unix_token *token;
+	/* the file layer's per-share name rules (share_names.c), or NULL */
+	const struct smbd_share_names *names;
 	/* modes of new files and directories (create mask etc. applied) */
 	mode_t file_mode;               /* default 0644 */
 	mode_t dir_mode;                /* default 0755 */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include "source3/modules/vfs.h"
+#include "source3/smbd/share_names.h"
 #include "source3/smbd/smbd_files.h"
 
 struct smbd_dir {
@@ -165,6 +166,10 @@ static NTSTATUS dir_add(TALLOC_CTX *tmp, struct smbd_open *open,
 	NTSTATUS status;
 
 	*added = *full = false;
+	if (d->dots >= 2 &&
+	    !smbd_name_listed(open->tcon->vfs, open->fh->fd, name)) {
+		return NT_STATUS_OK;    /* veto files, hide unreadable */
+	}
 	status = dir_entry_meta(tmp, open, d, name, &m);
 	if (NT_STATUS_EQUAL(status, NT_STATUS_NO_MEMORY)) {
 		return status;

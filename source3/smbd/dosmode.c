@@ -22,6 +22,7 @@
 #include <string.h>
 #include "lib/util/byteorder.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/share_names.h"
 #include "source3/smbd/smbd_files.h"
 
 #define DM_MAGIC		"RSDA"
@@ -143,11 +144,15 @@ NTSTATUS smbd_meta_from_fh(struct vfs_fh *fh, const struct statx *st,
 			   const char *base, struct smb2_file_meta *m)
 {
 	struct smbd_dosmode dm;
+	bool stored = false;
 
 	smbd_meta_from_statx(st, base, m);
 	if (NT_STATUS_IS_OK(smbd_dosmode_get(fh, &dm))) {
 		smbd_dosmode_apply(&dm, m);
+		stored = true;
 	}
+	m->attributes = smbd_names_attributes(fh->vfs, base, m->attributes,
+					      stored);
 	return NT_STATUS_OK;
 }
 
@@ -169,6 +174,7 @@ NTSTATUS smbd_meta_at(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 		return status;
 	}
 	smbd_meta_from_statx(&st, base, m);
+	status = NT_STATUS_NOT_FOUND;
 	if (*xattrs) {
 		status = smbd_dosmode_get(fh, &dm);
 		if (NT_STATUS_IS_OK(status)) {
@@ -177,6 +183,8 @@ NTSTATUS smbd_meta_at(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 			*xattrs = false;
 		}
 	}
+	m->attributes = smbd_names_attributes(vfs, base, m->attributes,
+					      NT_STATUS_IS_OK(status));
 	talloc_free(fh);
 	return NT_STATUS_OK;
 }

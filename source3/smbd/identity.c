@@ -427,20 +427,23 @@ static NTSTATUS forced_gid(const struct smbd_unix_user *u,
  */
 static NTSTATUS tcon_unix_user(TALLOC_CTX *mem_ctx,
 			       const struct smbd_session *s,
-			       const struct lp_share *share,
+			       const struct lp_share *share, bool as_guest,
 			       struct smbd_unix_user **out)
 {
+	const char *name = share->force_user;
 	NTSTATUS status;
 
-	if (share->force_user[0] == '\0') {
+	if (name[0] == '\0' && as_guest && !s->guest && !s->anonymous) {
+		name = s->conn->server->lp->g.guest_account;  /* guest only */
+	}
+	if (name[0] == '\0') {
 		*out = s->unix_user;
 		return NT_STATUS_OK;
 	}
-	status = smbd_unix_user_lookup(mem_ctx, share->force_user, out);
+	status = smbd_unix_user_lookup(mem_ctx, name, out);
 	if (!NT_STATUS_IS_OK(status)) {
-		DBG_WARNING("share [%s]: force user \"%s\": %s\n",
-			    share->name, share->force_user,
-			    nt_errstr(status));
+		DBG_WARNING("share [%s]: user \"%s\": %s\n",
+			    share->name, name, nt_errstr(status));
 	}
 	return status;
 }
@@ -448,7 +451,7 @@ static NTSTATUS tcon_unix_user(TALLOC_CTX *mem_ctx,
 NTSTATUS smbd_tcon_identity(TALLOC_CTX *mem_ctx,
 			    const struct smbd_session *s,
 			    const struct lp_share *share, bool as_root,
-			    struct smbd_identity_ref **out)
+			    bool as_guest, struct smbd_identity_ref **out)
 {
 	TALLOC_CTX *tmp = NULL;
 	struct smbd_unix_user *u = NULL;
@@ -466,7 +469,7 @@ NTSTATUS smbd_tcon_identity(TALLOC_CTX *mem_ctx,
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = tcon_unix_user(tmp, s, share, &u);
+	status = tcon_unix_user(tmp, s, share, as_guest, &u);
 	if (NT_STATUS_IS_OK(status) && share->force_group[0] != '\0') {
 		status = forced_gid(u, share->force_group, &gid);
 	}
@@ -485,7 +488,8 @@ NTSTATUS smbd_session_tcons_follow(struct smbd_session *s)
 	for (t = s->tcons; t != NULL; t = t->next) {
 		struct smbd_identity_ref *ref = NULL;
 		NTSTATUS status = smbd_tcon_identity(t->vfs, s, t->share,
-						     t->as_root, &ref);
+						     t->as_root, t->as_guest,
+						     &ref);
 
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;

@@ -72,13 +72,14 @@ NTSTATUS smbd_session_identity(struct smbd_session *s, bool guest,
 
 /*
  * The identity a tree connect of s to share uses: force user / force
- * group applied; as_root ("admin users"): *out NULL, no token.  NO_SUCH_USER
+ * group applied; as_root ("admin users"): *out NULL, no token; as_guest
+ * ("guest only"): the guest account.  NO_SUCH_USER
  * / NO_SUCH_GROUP when a forced account does not exist.
  */
 NTSTATUS smbd_tcon_identity(TALLOC_CTX *mem_ctx,
 			    const struct smbd_session *s,
 			    const struct lp_share *share, bool as_root,
-			    struct smbd_identity_ref **out);
+			    bool as_guest, struct smbd_identity_ref **out);
 
 /* After a re-authentication: every tree connect of s follows its user. */
 NTSTATUS smbd_session_tcons_follow(struct smbd_session *s);

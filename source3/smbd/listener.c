@@ -16,6 +16,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "source3/smbd/server.h"
+#include "source3/smbd/share_access.h"
 
 #define SMBD_ACCEPT_BACKOFF_SECS 1
 
@@ -85,6 +86,7 @@ static void listener_accept(struct tevent_context *ev, struct tevent_fd *fde,
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char peer[64];
+	char addr[48];
 	int one = 1;
 	int fd;
 
@@ -100,6 +102,12 @@ static void listener_accept(struct tevent_context *ev, struct tevent_fd *fde,
 		return;
 	}
 	format_peer(&ss, peer, sizeof(peer));
+	smbd_peer_addr(peer, addr, sizeof(addr));
+	if (!smbd_host_allowed(server->lp, addr)) {
+		DBG_NOTICE("%s: refused by hosts allow/deny\n", peer);
+		close(fd);
+		return;
+	}
 	if (server->lp->g.max_connections > 0 &&
 	    server->num_conns >= (size_t)server->lp->g.max_connections) {
 		DBG_NOTICE("%s: refused, 'max connections' (%d) reached\n",

@@ -12,6 +12,7 @@
 #include "source3/smbd/brlock.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
+#include "source3/smbd/share_names.h"
 #include "source3/smbd/smbd_files.h"
 
 #define SMBD_FILE_BUCKETS 1024
@@ -138,11 +139,47 @@ NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st)
 	return NT_STATUS_OK;
 }
 
+/*
+ * "delete veto files": the vetoed entries of a directory about to go are
+ * removed first (files, and subdirectories that are empty).
+ */
+static void dir_delete_vetoed(struct smbd_open *open)
+{
+	TALLOC_CTX *tmp = talloc_new(open);
+	struct vfs_handle *vfs = open->fh->vfs;
+	struct vfs_dir *dir = NULL;
+	struct vfs_dirent ent;
+
+	if (tmp == NULL || !smbd_delete_veto_files(vfs) ||
+	    !NT_STATUS_IS_OK(vfs_opendir(tmp, open->fh, &dir))) {
+		talloc_free(tmp);
+		return;
+	}
+	while (NT_STATUS_IS_OK(vfs_readdir(dir, &ent))) {
+		char *path = NULL;
+
+		if (!smbd_name_vetoed(vfs, ent.name)) {
+			continue;
+		}
+		path = talloc_asprintf(tmp, "%s/%s", open->name, ent.name);
+		if (path != NULL) {
+			(void)vfs_unlinkat(vfs, path, ent.type == DT_DIR ?
+					   AT_REMOVEDIR : 0);
+		}
+	}
+	talloc_free(tmp);
+}
+
 /* The last close of a delete-pending file removes its name. */
 static void file_delete(struct smbd_open *open)
 {
-	NTSTATUS status = vfs_unlinkat(open->fh->vfs, open->name,
-				       open->is_dir ? AT_REMOVEDIR : 0);
+	NTSTATUS status;
+
+	if (open->is_dir) {
+		dir_delete_vetoed(open);
+	}
+	status = vfs_unlinkat(open->fh->vfs, open->name,
+			      open->is_dir ? AT_REMOVEDIR : 0);
 
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("delete on close of %s failed: %s\n", open->name,
@@ -217,12 +254,17 @@ static NTSTATUS dir_check_empty(struct smbd_open *open)
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_opendir(tmp, fh, &dir);
 	}
-	if (NT_STATUS_IS_OK(status)) {
+	/* with "delete veto files", vetoed names do not count (Samba) */
+	while (NT_STATUS_IS_OK(status)) {
 		status = vfs_readdir(dir, &ent);
-		status = NT_STATUS_IS_OK(status) ?
-			NT_STATUS_DIRECTORY_NOT_EMPTY :
-			NT_STATUS_EQUAL(status, NT_STATUS_NO_MORE_FILES) ?
-			NT_STATUS_OK : status;
+		if (NT_STATUS_IS_OK(status) &&
+		    !(smbd_delete_veto_files(fh->vfs) &&
+		      smbd_name_vetoed(fh->vfs, ent.name))) {
+			status = NT_STATUS_DIRECTORY_NOT_EMPTY;
+		}
+	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_NO_MORE_FILES)) {
+		status = NT_STATUS_OK;
 	}
 	talloc_free(tmp);
 	return status;

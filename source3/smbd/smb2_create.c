@@ -18,6 +18,7 @@
 #include "source3/smbd/secdesc.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
+#include "source3/smbd/share_names.h"
 #include "source3/smbd/smbd_files.h"
 
 
@@ -177,6 +178,9 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_filename_convert(mem_ctx, &a->r.name, &a->path,
 					       &a->is_stream);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_path_vetoed(req->tcon->vfs, a->path);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_check_access(req->tcon, a);

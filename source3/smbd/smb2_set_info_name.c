@@ -16,6 +16,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/casefold.h"
 #include "source3/smbd/share_mode.h"
+#include "source3/smbd/share_names.h"
 #include "source3/smbd/smb2_set_info.h"
 
 /* The new name as a share-relative path. */
@@ -39,6 +40,9 @@ static NTSTATUS sn_target(struct si_ctx *s, char **path)
 	status = smbd_filename_convert(s->tmp, &name, path, &is_stream);
 	if (NT_STATUS_IS_OK(status) && (*path)[0] == '\0') {
 		status = NT_STATUS_OBJECT_NAME_INVALID;  /* the share root */
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_path_vetoed(s->open->tcon->vfs, *path);
 	}
 	return status;
 }

@@ -9,6 +9,8 @@
 #include "source3/smbd/identity.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/session.h"
+#include "source3/smbd/share_access.h"
+#include "source3/smbd/share_names.h"
 
 /* Samba's limit on share names (MS-SRVS allows 80 characters) */
 #define SMBD_MAX_SHARE_NAME 80
@@ -47,15 +49,6 @@ static NTSTATUS share_name(TALLOC_CTX *mem_ctx, const struct smb2_blob *path,
 		return NT_STATUS_BAD_NETWORK_NAME;
 	}
 	*out = name;
-	return NT_STATUS_OK;
-}
-
-static NTSTATUS share_access(const struct smbd_session *s,
-			     const struct lp_share *share)
-{
-	if ((s->guest || s->anonymous) && !share->guest_ok) {
-		return NT_STATUS_ACCESS_DENIED;
-	}
 	return NT_STATUS_OK;
 }
 
@@ -104,7 +97,8 @@ static void tcon_modes(struct vfs_handle *vfs, const struct lp_share *share)
  */
 static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			  struct smbd_request *req,
-			  const struct lp_share *share, bool as_root)
+			  const struct lp_share *share,
+			  const struct smbd_share_grant *grant)
 {
 	struct smbd_server *server = req->conn->server;
 	struct smbd_tcon *t = smbd_tcon_new(req->session);
@@ -115,9 +109,11 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		return NT_STATUS_INSUFFICIENT_RESOURCES;
 	}
 	t->share = share;
-	t->read_only = share->read_only;
-	t->as_root = as_root;
-	status = smbd_tcon_identity(t, req->session, share, as_root, &id);
+	t->read_only = grant->read_only;
+	t->as_root = grant->as_root;
+	t->as_guest = grant->as_guest;
+	status = smbd_tcon_identity(t, req->session, share, t->as_root,
+				    t->as_guest, &id);
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_connect(t, ev, share, server->ring != NULL,
 				     smbd_identity_token(id), &t->vfs);
@@ -129,7 +125,16 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		return status;
 	}
 	t->identity = talloc_steal(t->vfs, id);
+	if (talloc_parent(share) == mem_ctx) {
+		/* [homes], %U in path: lives as long as the handle */
+		talloc_steal(t->vfs, share);
+	}
 	tcon_modes(t->vfs, share);
+	status = smbd_share_names_attach(t->vfs, share);
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(t);
+		return status;
+	}
 	req->tcon = t;
 	return NT_STATUS_OK;
 }
@@ -141,6 +146,7 @@ struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
 	struct smbd_response rsp = { .status = NT_STATUS_OK };
 	struct smb2_tcon_rsp out = { .share_type = SMB2_SHARE_TYPE_DISK };
 	const struct lp_share *share = NULL;
+	struct smbd_share_grant grant;
 	struct smb2_tcon_req r;
 	const char *name = NULL;
 	bool encrypt = false;
@@ -151,25 +157,25 @@ struct tevent_req *smb2_tcon_send(TALLOC_CTX *mem_ctx,
 		status = share_name(mem_ctx, &r.path, &name);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		share = lp_find_share(req->conn->server->lp, name);
+		share = smbd_share_lookup(mem_ctx, req->session, name);
 		if (share == NULL || !share->available) {
 			DBG_INFO("%s: no share '%s'\n", req->conn->peer, name);
 			status = NT_STATUS_BAD_NETWORK_NAME;
 		}
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = share_access(req->session, share);
+		status = smbd_share_access(req->session, share, &grant);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = share_encryption(req->session, share, &encrypt);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = tcon_open(mem_ctx, ev, req, share, false);
+		status = tcon_open(mem_ctx, ev, req, share, &grant);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return smbd_done_send(mem_ctx, ev, status, NULL);
 	}
-	out.maximal_access = share->read_only ? SMBD_ACCESS_READ_ONLY :
+	out.maximal_access = grant.read_only ? SMBD_ACCESS_READ_ONLY :
 		SMBD_ACCESS_ALL;
 	req->tcon->encrypt_data = encrypt;
 	if (encrypt) {

@@ -213,6 +213,7 @@ struct smbd_tcon {
 	 */
 	struct smbd_identity_ref *identity;
 	bool as_root;                   /* "admin users": no token */
+	bool as_guest;                  /* "guest only": the guest account */
 	struct smbd_open *opens;
 	size_t num_opens;
 	/*
