@@ -114,6 +114,9 @@ static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 	bool ok;
 
 	d->seq = e->seq;
+	if (lp_check_refused(share != NULL, e, d)) {
+		return;
+	}
 	if (p == NULL) {
 		lp_diag_add(d, LP_DIAG_WARNING, e->file, e->line,
 			    "unknown parameter \"%s\": ignored", e->key);
@@ -128,6 +131,9 @@ static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 	ok = (share != NULL) ? lp_set(p, t, e->value, invert, &warning) :
 		lp_set_global(lp, p, e->value, invert, &warning);
 	lp_report_value(p, e, ok, warning, d);
+	if (ok) {
+		lp_check_value(p, e, d);
+	}
 }
 
 static void lp_apply_section(struct loadparm *lp, struct lp_share *share,

@@ -127,6 +127,19 @@ struct lp_raw *lp_raw_read_buffer(TALLOC_CTX *mem_ctx, const char *name,
 struct lp_raw *lp_raw_read_file(TALLOC_CTX *mem_ctx, const char *path,
 				struct lp_diags *diags);
 
+/* ---- access-control checks (param_check.c) ---- */
+
+/*
+ * A Samba parameter ringsmb does not implement but has decided about
+ * (param_check.c): reports it (an error if it would restrict access)
+ * and returns true when the entry must not be applied further.
+ */
+bool lp_check_refused(bool in_share, const struct lp_entry *e,
+		      struct lp_diags *d);
+/* Checks on a value that parsed (hosts allow / hosts deny entries). */
+void lp_check_value(const struct lp_param *p, const struct lp_entry *e,
+		    struct lp_diags *d);
+
 /* ---- raw form to struct loadparm (param_apply.c) ---- */
 
 struct loadparm *lp_apply(TALLOC_CTX *mem_ctx, const struct lp_raw *raw,
