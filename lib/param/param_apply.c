@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "lib/param/param_private.h"
 
@@ -176,7 +177,9 @@ static void lp_check_share(struct lp_share *s, const struct lp_section *sec,
 			   struct lp_diags *d)
 {
 	d->seq = sec->seq;
-	if (s->available && s->path[0] == '\0') {
+	/* [homes] without a path serves each user's home directory */
+	if (s->available && s->path[0] == '\0' &&
+	    strcasecmp(s->name, "homes") != 0) {
 		lp_diag_add(d, LP_DIAG_WARNING, sec->file, sec->line,
 			    "share [%s] has no path: made unavailable",
 			    s->name);

@@ -190,8 +190,7 @@ static bool lp_section_add(struct lp_reader *rd, const char *name,
 static bool lp_section_ignored(struct lp_reader *rd, const char *name,
 			       const struct lp_text *t, unsigned line)
 {
-	if (strcasecmp(name, "homes") == 0 ||
-	    strcasecmp(name, "printers") == 0) {
+	if (strcasecmp(name, "printers") == 0) {
 		lp_diag_add(rd->diags, LP_DIAG_WARNING, t->name, line,
 			    "section [%s] is not supported: ignored", name);
 		return true;

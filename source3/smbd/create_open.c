@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <string.h>
+#include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/casefold.h"
@@ -249,6 +250,41 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 	return NT_STATUS_OK;
 }
 
+/*
+ * "inherit permissions": a new file takes its directory's rw bits (no
+ * x, no setuid/setgid/sticky), a new directory the directory's whole
+ * mode; create mask and the forced modes do not apply (Samba).  Done by
+ * the owner after creating, as the user.
+ */
+static NTSTATUS inherit_permissions(TALLOC_CTX *mem_ctx,
+				    struct smbd_tcon *tcon, const char *path,
+				    struct smbd_create_result *out)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = talloc_strndup(mem_ctx, path,
+				   slash != NULL ? (size_t)(slash - path) : 0);
+	struct vfs_fh *parent = NULL;
+	struct statx st;
+	mode_t mode;
+	NTSTATUS status;
+
+	if (dir == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = vfs_openat(dir, tcon->vfs, dir, O_PATH | O_DIRECTORY,
+			    &parent, &st);
+	if (NT_STATUS_IS_OK(status)) {
+		mode = S_ISDIR(out->st.stx_mode) ? st.stx_mode & 07777 :
+			st.stx_mode & 0666;
+		status = vfs_fchmod(out->fh, mode);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_fstat(out->fh, &out->st);
+	}
+	talloc_free(dir);
+	return status;
+}
+
 static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			   const struct smbd_create_params *p,
 			   struct smbd_create_result *out)
@@ -276,6 +312,9 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 				    &out->st);
 	}
 	out->action = SMB2_FILE_CREATED;
+	if (NT_STATUS_IS_OK(status) && tcon->share->inherit_permissions) {
+		status = inherit_permissions(mem_ctx, tcon, p->path, out);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		out->oplock_level = smbd_oplock_grant_new(
 			tcon, p->oplock_request, S_ISDIR(out->st.stx_mode));

@@ -2,12 +2,15 @@
  * Unix accounts and the token cache (identity.h, docs/security.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
+#include "lib/param/access.h"
 #include "lib/param/param.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/identity.h"
@@ -27,6 +30,11 @@ struct smbd_identities {
 	size_t count;
 	struct uring *ring;             /* NULL: no personalities */
 	bool can_switch;
+	/* "username map", read again when the file changes (as Samba) */
+	struct username_map *map;
+	char *map_path;
+	struct timespec map_mtime;
+	off_t map_size;
 };
 
 struct smbd_identity_ref {
@@ -305,6 +313,76 @@ const struct unix_token *smbd_identity_token(
 
 /* ---- logon ---- */
 
+/* A username map file is at most this big */
+#define SMBD_USERMAP_MAX (1024 * 1024)
+
+static void usermap_report(const char *path, char **problems)
+{
+	size_t i;
+
+	for (i = 0; problems != NULL && problems[i] != NULL; i++) {
+		DBG_WARNING("username map %s\n", problems[i]);
+	}
+}
+
+static void usermap_read(struct smbd_identities *c, const char *path,
+			 const struct stat *st)
+{
+	char *text = NULL;
+	char **problems = NULL;
+	ssize_t got = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	TALLOC_FREE(c->map);
+	if (fd >= 0 && st->st_size <= SMBD_USERMAP_MAX) {
+		text = talloc_size(c, (size_t)st->st_size + 1);
+		got = text != NULL ? read(fd, text, (size_t)st->st_size) : -1;
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (got < 0) {
+		DBG_ERR("username map %s: cannot read it: no names are "
+			"mapped\n", path);
+	} else if (username_map_parse(c, path, text, (size_t)got, &c->map,
+				      &problems) != 0) {
+		usermap_report(path, problems);
+	}
+	talloc_free(problems);
+	talloc_free(text);
+}
+
+/* The map of "username map", reloaded when its file changed. */
+static const struct username_map *usermap(struct smbd_identities *c,
+					  const char *path)
+{
+	struct stat st;
+
+	if (path[0] == '\0') {
+		return NULL;
+	}
+	if (stat(path, &st) != 0) {
+		if (c->map != NULL || c->map_size != -1) {
+			DBG_ERR("username map %s: %s\n", path,
+				strerror(errno));
+		}
+		TALLOC_FREE(c->map);
+		c->map_size = -1;
+		return NULL;
+	}
+	if (c->map_path == NULL || strcmp(c->map_path, path) != 0 ||
+	    c->map_size != st.st_size ||
+	    c->map_mtime.tv_sec != st.st_mtim.tv_sec ||
+	    c->map_mtime.tv_nsec != st.st_mtim.tv_nsec) {
+		TALLOC_FREE(c->map_path);
+		c->map_path = talloc_strdup(c, path);
+		c->map_mtime = st.st_mtim;
+		c->map_size = st.st_size;
+		usermap_read(c, path, &st);
+	}
+	return c->map;
+}
+
 /*
  * The Unix name a logon name stands for: the username map's, else the
  * name itself (identity.c's one place for it, used by the passdb lookup
@@ -313,7 +391,19 @@ const struct unix_token *smbd_identity_token(
 const char *smbd_logon_unix_name(const struct smbd_server *server,
 				 const char *user)
 {
-	return user;
+	const struct username_map *map = NULL;
+	const char *unix_name = NULL;
+
+	if (server->identities == NULL || user == NULL) {
+		return user;
+	}
+	map = usermap(server->identities, server->lp->g.username_map);
+	if (map != NULL) {
+		unix_name = username_map_lookup(map, user,
+						access_unix_user_in_group,
+						NULL);
+	}
+	return unix_name != NULL ? unix_name : user;
 }
 
 /*

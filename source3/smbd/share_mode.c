@@ -4,6 +4,7 @@
  * One process serves every client, so the table is plain memory hanging
  * off the server: no locking database as in Samba.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include "lib/util/debug.h"

@@ -188,21 +188,21 @@ static void test_read__bad_lines(void **state)
 	unload(&l);
 }
 
+/* [homes] is a share (served per user); [printers] is ignored */
 static void test_read__homes_printers_ignored(void **state)
 {
 	struct loaded l = load(*state,
-		"[homes]\npath = /home\nbogus = 1\n"
+		"[homes]\nread only = no\n"
 		"[printers]\npath = /p\n[s]\npath = /s\n");
 
 	assert_int_equal(l.ret, 0);
-	assert_int_equal(l.lp->num_shares, 1);
-	assert_null(lp_find_share(l.lp, "homes"));
+	assert_int_equal(l.lp->num_shares, 2);
+	assert_non_null(lp_find_share(l.lp, "homes"));
+	assert_true(lp_find_share(l.lp, "homes")->available);
 	assert_non_null(find_diag(l.diags, LP_DIAG_WARNING,
-				  "t.conf:1: section [homes]"));
-	assert_non_null(find_diag(l.diags, LP_DIAG_WARNING,
-				  "t.conf:4: section [printers]"));
+				  "t.conf:3: section [printers]"));
 	/* nothing about the ignored section's contents */
-	assert_int_equal(count_diags(l.diags), 2);
+	assert_int_equal(count_diags(l.diags), 1);
 	unload(&l);
 }
 
@@ -556,11 +556,10 @@ static void test_diag__in_file_order(void **state)
 			       "junk\n");
 	const struct lp_diag *d = l.diags;
 
-	assert_int_equal(count_diags(d), 4);
+	assert_int_equal(count_diags(d), 3);
 	assert_int_equal(d->line, 1);
-	assert_int_equal(d->next->line, 2);
-	assert_int_equal(d->next->next->line, 5);
-	assert_int_equal(d->next->next->next->line, 6);
+	assert_int_equal(d->next->line, 5);
+	assert_int_equal(d->next->next->line, 6);
 	unload(&l);
 }
 
