@@ -309,6 +309,15 @@ def writable_share(self, vfs=None):
             "  read only = no\n" % self.tree.share)
 
 
+def ensure_unix_user():
+    """The torture user is a Unix account for both servers: each acts on
+    disk as the logged-on user's account (issue 11 for ringsmb)."""
+    if subprocess.run(["id", USER], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", USER],
+                       check=True, timeout=60)
+
+
 class TortureRingsmb(servers.RingsmbServer):
     share_section = writable_share
 
@@ -318,6 +327,7 @@ class TortureRingsmb(servers.RingsmbServer):
         self.extra_global["smb passwd file"] = str(self.passwd)
 
     def add_user(self):
+        ensure_unix_user()
         self.port = 1            # the config needs a port; not started yet
         self.conf.write_text(self.config_text())
         pw = ("%s\n%s\n" % (PASSWORD, PASSWORD)).encode()
@@ -348,10 +358,7 @@ class TortureSamba(servers.SambaServer):
         os.chmod(self.tmp, 0o755)
 
     def add_user(self):
-        if subprocess.run(["id", USER], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode != 0:
-            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin",
-                            USER], check=True, timeout=60)
+        ensure_unix_user()
         self.port = 1
         self.conf.write_text(self.config_text())
         pw = ("%s\n%s\n" % (PASSWORD, PASSWORD)).encode()
@@ -614,7 +621,7 @@ def write_report(path, suites, rs, sa, versions, elapsed):
     L.append("- setup: each server on 127.0.0.1 with its own temporary "
              "config and port, an empty writable share `[share]` "
              "(`read only = no`), user `%s` with a password (ringsmb: its "
-             "smbpasswd file; Samba: a Unix account plus tdbsam). Samba "
+             "smbpasswd file; Samba: tdbsam; both: a Unix account). Samba "
              "runs Debian's defaults: no extra VFS modules "
              "(`streams_xattr` is not installed), so it fails some "
              "subtests too." % USER)
