@@ -4,7 +4,8 @@
   torture.py --compare [--report docs/compatibility.md]
       ringsmb (bin/smbd, or $RINGSMB_SMBD) and Debian's Samba smbd, one
       after the other, each with its own temporary config, port, user and
-      empty writable share; writes the comparison report (`make compat`).
+      empty writable share; then the access matrix against both
+      (access.py); writes the comparison report (`make compat`).
   torture.py --gate
       ringsmb alone; every subtest in expected-pass.txt must pass.  Ends
       with 'torture: N passed, N failed, N skipped' (the `torture` step of
@@ -38,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests" / "integration"))
 import conftest as servers  # noqa: E402  (the integration server classes)
+sys.path.insert(0, str(HERE))
+import access  # noqa: E402  (the access matrix section of the report)
 
 SMBTORTURE = os.environ.get("RINGSMB_SMBTORTURE", "smbtorture")
 SAMBA_SMBPASSWD = os.environ.get("RINGSMB_SAMBA_SMBPASSWD",
@@ -607,7 +610,7 @@ def md_code(text):
     return "`%s`" % text.replace("`", "'") if text else "(no message)"
 
 
-def write_report(path, suites, rs, sa, versions, elapsed):
+def write_report(path, suites, rs, sa, versions, elapsed, matrix=None):
     reasons = load_reasons()
     today = datetime.date.today().isoformat()
     L = []
@@ -680,6 +683,8 @@ def write_report(path, suites, rs, sa, versions, elapsed):
     if not any_x:
         L.append("(none)")
     L.append("")
+    if matrix is not None:
+        L += access.section(matrix)
     path.write_text("\n".join(L))
     return tot
 
@@ -693,20 +698,27 @@ def compare(args):
     if args.reuse:
         rs.load()
         sa.load()
+        matrix, mproblems = access.load(args.out_dir), []
     else:
         rs.execute()
         sa.execute()
+        matrix, mproblems = access.run(args.out_dir)
     versions = {"smbtorture": smbtorture_version(), "ringsmb": rs.version,
                 "samba": sa.version}
     elapsed = {"ringsmb": sum(rs.seconds.values()),
                "samba": sum(sa.seconds.values())}
     elapsed["all"] = elapsed["ringsmb"] + elapsed["samba"]
-    tot = write_report(Path(args.report), suites, rs, sa, versions, elapsed)
+    tot = write_report(Path(args.report), suites, rs, sa, versions, elapsed,
+                       matrix)
     print("wrote %s: %d subtests, ringsmb passed %d, Samba passed %d, "
           "Samba only %d, ringsmb only %d" % ((args.report,) + tuple(tot)))
     print("raw smbtorture output in %s" % args.out_dir)
+    for p in mproblems:
+        print(p)
     if rs.problems or sa.problems:
         print("server problems: %s" % "; ".join(rs.problems + sa.problems))
+        return 1
+    if mproblems:
         return 1
     return 0
 

@@ -128,7 +128,7 @@ class Case:
             parts.append(s)
         if self.root:
             parts.append("dir %s" % " ".join(
-                "%s=%s" % (k, oct(v) if k == "mode" else v)
+                "%s=%s" % (k, "%04o" % v if k == "mode" else v)
                 for k, v in self.root.items()))
         return "%s: %s %s" % ("; ".join(parts) or "defaults", self.user,
                               self.op)
