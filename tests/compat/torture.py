@@ -4,7 +4,8 @@
   torture.py --compare [--report docs/compatibility.md]
       ringsmb (bin/smbd, or $RINGSMB_SMBD) and Debian's Samba smbd, one
       after the other, each with its own temporary config, port, user and
-      empty writable share; writes the comparison report (`make compat`).
+      empty writable share; then the access matrix against both
+      (access.py); writes the comparison report (`make compat`).
   torture.py --gate
       ringsmb alone; every subtest in expected-pass.txt must pass.  Ends
       with 'torture: N passed, N failed, N skipped' (the `torture` step of
@@ -38,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests" / "integration"))
 import conftest as servers  # noqa: E402  (the integration server classes)
+sys.path.insert(0, str(HERE))
+import access  # noqa: E402  (the access matrix section of the report)
 
 SMBTORTURE = os.environ.get("RINGSMB_SMBTORTURE", "smbtorture")
 SAMBA_SMBPASSWD = os.environ.get("RINGSMB_SAMBA_SMBPASSWD",
@@ -309,6 +312,15 @@ def writable_share(self, vfs=None):
             "  read only = no\n" % self.tree.share)
 
 
+def ensure_unix_user():
+    """The torture user is a Unix account for both servers: each acts on
+    disk as the logged-on user's account (issue 11 for ringsmb)."""
+    if subprocess.run(["id", USER], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", USER],
+                       check=True, timeout=60)
+
+
 class TortureRingsmb(servers.RingsmbServer):
     share_section = writable_share
 
@@ -318,6 +330,7 @@ class TortureRingsmb(servers.RingsmbServer):
         self.extra_global["smb passwd file"] = str(self.passwd)
 
     def add_user(self):
+        ensure_unix_user()
         self.port = 1            # the config needs a port; not started yet
         self.conf.write_text(self.config_text())
         pw = ("%s\n%s\n" % (PASSWORD, PASSWORD)).encode()
@@ -348,10 +361,7 @@ class TortureSamba(servers.SambaServer):
         os.chmod(self.tmp, 0o755)
 
     def add_user(self):
-        if subprocess.run(["id", USER], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode != 0:
-            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin",
-                            USER], check=True, timeout=60)
+        ensure_unix_user()
         self.port = 1
         self.conf.write_text(self.config_text())
         pw = ("%s\n%s\n" % (PASSWORD, PASSWORD)).encode()
@@ -600,7 +610,7 @@ def md_code(text):
     return "`%s`" % text.replace("`", "'") if text else "(no message)"
 
 
-def write_report(path, suites, rs, sa, versions, elapsed):
+def write_report(path, suites, rs, sa, versions, elapsed, matrix=None):
     reasons = load_reasons()
     today = datetime.date.today().isoformat()
     L = []
@@ -614,7 +624,7 @@ def write_report(path, suites, rs, sa, versions, elapsed):
     L.append("- setup: each server on 127.0.0.1 with its own temporary "
              "config and port, an empty writable share `[share]` "
              "(`read only = no`), user `%s` with a password (ringsmb: its "
-             "smbpasswd file; Samba: a Unix account plus tdbsam). Samba "
+             "smbpasswd file; Samba: tdbsam; both: a Unix account). Samba "
              "runs Debian's defaults: no extra VFS modules "
              "(`streams_xattr` is not installed), so it fails some "
              "subtests too." % USER)
@@ -673,6 +683,8 @@ def write_report(path, suites, rs, sa, versions, elapsed):
     if not any_x:
         L.append("(none)")
     L.append("")
+    if matrix is not None:
+        L += access.section(matrix)
     path.write_text("\n".join(L))
     return tot
 
@@ -686,20 +698,27 @@ def compare(args):
     if args.reuse:
         rs.load()
         sa.load()
+        matrix, mproblems = access.load(args.out_dir), []
     else:
         rs.execute()
         sa.execute()
+        matrix, mproblems = access.run(args.out_dir)
     versions = {"smbtorture": smbtorture_version(), "ringsmb": rs.version,
                 "samba": sa.version}
     elapsed = {"ringsmb": sum(rs.seconds.values()),
                "samba": sum(sa.seconds.values())}
     elapsed["all"] = elapsed["ringsmb"] + elapsed["samba"]
-    tot = write_report(Path(args.report), suites, rs, sa, versions, elapsed)
+    tot = write_report(Path(args.report), suites, rs, sa, versions, elapsed,
+                       matrix)
     print("wrote %s: %d subtests, ringsmb passed %d, Samba passed %d, "
           "Samba only %d, ringsmb only %d" % ((args.report,) + tuple(tot)))
     print("raw smbtorture output in %s" % args.out_dir)
+    for p in mproblems:
+        print(p)
     if rs.problems or sa.problems:
         print("server problems: %s" % "; ".join(rs.problems + sa.problems))
+        return 1
+    if mproblems:
         return 1
     return 0
 

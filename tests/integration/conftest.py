@@ -472,6 +472,17 @@ def target():
     return TARGET
 
 
+@pytest.fixture(scope="session")
+def accounts():
+    """Real Unix accounts rsmbtalice, rsmbtbob, rsmbtcarol and groups
+    rsmbtstaff, rsmbtother (accounts.py), removed when the session ends."""
+    import accounts as acc
+    try:
+        yield acc.acquire()
+    finally:
+        acc.release()
+
+
 def pytest_report_header(config):
     if TARGET == "samba":
         return "ringsmb integration target: samba (%s)" % SAMBA_SMBD

@@ -50,7 +50,7 @@ def mode(request):
 
 
 @pytest.fixture(scope="module", params=sorted(POOLS))
-def cserver(request, share_tree, mode):
+def cserver(request, share_tree, accounts, mode):
     settings = dict(MODES[mode], **POOLS[request.param])
     srv = user_server(share_tree, settings)
     srv.mode = mode

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import accounts
 from conftest import TARGET, RingsmbServer, finish_server, tool_binary
 from test_create import WritableTree, writable
 from test_lock import el, lock_status
@@ -42,7 +43,9 @@ from smbprotocol.open import (  # noqa: E402
 from smbprotocol.session import Session  # noqa: E402
 from smbprotocol.tree import TreeConnect  # noqa: E402
 
-USERS = {"alice": "Alice-pw1", "bob": "Bob-pw22"}
+# real Unix accounts (accounts.py): issue 11 logs users on as theirs
+ALICE, BOB = accounts.name("alice"), accounts.name("bob")
+USERS = {ALICE: "Alice-pw1", BOB: "Bob-pw22"}
 BATCH = 0x09
 STATUS_OBJECT_NAME_NOT_FOUND = 0xC0000034
 STATUS_ACCESS_DENIED = 0xC0000022
@@ -77,7 +80,7 @@ def start_server():
 
 
 @pytest.fixture(scope="module")
-def dsrv():
+def dsrv(accounts):
     srv, tree, base = start_server()
     srv.share_dir = tree.share
     yield srv
@@ -86,7 +89,7 @@ def dsrv():
 
 
 class Client:
-    def __init__(self, srv, user="alice", share="share"):
+    def __init__(self, srv, user=ALICE, share="share"):
         self.conn = Connection(uuid.uuid4(), "127.0.0.1", srv.port)
         self.conn.connect(Dialects.SMB_3_0_2, timeout=10)
         self.session = Session(self.conn, user, USERS[user],
@@ -243,8 +246,8 @@ def test_other_user_or_share_cannot_reconnect(dsrv):
     fid = file_id_bytes(f)
     c1.kill()
 
-    bob = Client(dsrv, "bob")
-    other = Client(dsrv, "alice", "other")
+    bob = Client(dsrv, BOB)
+    other = Client(dsrv, ALICE, "other")
     alice = Client(dsrv)
     try:
         st, _ = reconnect(bob, name, dhnc(fid))
@@ -299,7 +302,7 @@ def test_conflicting_open_closes_disconnected(dsrv):
     assert lock_status(f, el(0, 4, LOCK_X_FI)) == 0
     fid = file_id_bytes(f)
     c1.kill()
-    c2 = Client(dsrv, "bob")
+    c2 = Client(dsrv, BOB)
     try:
         g, _ = durable_open(c2, name, None, disp=CreateDisposition.FILE_OPEN)
         assert g.oplock_level == BATCH
@@ -314,7 +317,7 @@ def test_conflicting_open_closes_disconnected(dsrv):
 
 def test_share_without_durable_handles(dsrv):
     name = "d6-%s.bin" % uuid.uuid4().hex[:8]
-    c = Client(dsrv, "alice", "nodurable")
+    c = Client(dsrv, ALICE, "nodurable")
     try:
         f, out = durable_open(c, name, [dhnq()])
         assert f.oplock_level == BATCH
@@ -344,7 +347,7 @@ def test_v2_timeout_zero_and_cap(dsrv):
         c.close()
 
 
-def test_stop_with_disconnected_opens():
+def test_stop_with_disconnected_opens(accounts):
     """SIGTERM with disconnected durable opens (locks held, a VFS stack
     kept for them): a clean exit, no sanitizer report, no leak."""
     srv, tree, base = start_server()

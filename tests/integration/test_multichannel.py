@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.cmac import CMAC
 import rawsmb as R
 from conftest import (TARGET, finish_server, make_scratch_dir, make_server,
                       scratch_file)
-from test_session import USERS, add_user, file_id, ntlm_token
+from test_session import ALICE, BOB, USERS, add_user, file_id, ntlm_token
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="accounts are ringsmb's smbpasswd")
@@ -44,7 +44,7 @@ def make_srv(share_tree, extra):
 
 
 @pytest.fixture(scope="module")
-def srv(share_tree):
+def srv(share_tree, accounts):
     # the back-off holds a logon leg running (test_close_waits...)
     s, base = make_srv(share_tree, {"logon backoff": "yes"})
     yield s
@@ -53,7 +53,7 @@ def srv(share_tree):
 
 
 @pytest.fixture(scope="module")
-def srv_off(share_tree):
+def srv_off(share_tree, accounts):
     s, base = make_srv(share_tree, {"server multi channel support": "no"})
     yield s
     finish_server(s)
@@ -133,7 +133,7 @@ class Channel(R.Conn):
             session_id=r.session_id)
         return r, ctx.session_key
 
-    def login(self, user="alice"):
+    def login(self, user=ALICE):
         r, skey = self.auth(user)
         self.expect(r)
         self.session_id = r.session_id
@@ -144,7 +144,7 @@ class Channel(R.Conn):
         self.expect(r)
         self.tree_id = r.tree_id
 
-    def bind(self, first, user="alice", password=None):
+    def bind(self, first, user=ALICE, password=None):
         """Binds this connection to first's session: the legs are signed
         with the session's key; the answer and everything after with the
         new channel key."""
@@ -258,13 +258,13 @@ def test_bind_refused_keeps_session(srv):
     with Channel(srv.port) as a, Channel(srv.port) as b:
         a.login()
         fid = open_data(a)
-        b.expect(b.bind(a, user="bob"), "STATUS_ACCESS_DENIED")
+        b.expect(b.bind(a, user=BOB), "STATUS_ACCESS_DENIED")
         b.expect(b.bind(a, password="wrong"), "STATUS_LOGON_FAILURE")
         # a binding must be signed (3.3.5.5), with the session's key
-        r, _ = b.auth("alice", session_id=a.session_id, flags=FLAG_BINDING,
+        r, _ = b.auth(ALICE, session_id=a.session_id, flags=FLAG_BINDING,
                       key=None)
         b.expect(r, "STATUS_INVALID_PARAMETER")
-        r, _ = b.auth("alice", session_id=a.session_id, flags=FLAG_BINDING,
+        r, _ = b.auth(ALICE, session_id=a.session_id, flags=FLAG_BINDING,
                       key=b"k" * 16)
         b.expect(r, "STATUS_ACCESS_DENIED")
         a.expect(a.query(fid))
@@ -327,9 +327,9 @@ def test_close_waits_for_command_on_other_channel(srv):
         fid = open_data(a)
         b.expect(b.bind(a))
         for _ in range(7):       # the 7th logon's legs wait already
-            r, _ = c.auth("alice", password="wrong")
+            r, _ = c.auth(ALICE, password="wrong")
             c.expect(r, "STATUS_LOGON_FAILURE")
-        ctx = spnego.client("alice", USERS["alice"], hostname="127.0.0.1",
+        ctx = spnego.client(ALICE, USERS[ALICE], hostname="127.0.0.1",
                             service="cifs", protocol="ntlm",
                             options=spnego.NegotiateOptions.session_key)
         a.send(R.nbt(sign(a.key, a.pdu("SESSION_SETUP", R.session_setup_body(

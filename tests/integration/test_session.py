@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import accounts
 import rawsmb as R
 from conftest import (TARGET, finish_server, make_scratch_dir, make_server,
                       scratch_file, tool_binary)
@@ -21,7 +22,9 @@ from conftest import (TARGET, finish_server, make_scratch_dir, make_server,
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="accounts are ringsmb's smbpasswd")
 
-USERS = {"alice": "S3cret-pw", "bob": "0ther-pw"}
+# real Unix accounts (accounts.py): issue 11 logs users on as theirs
+ALICE, BOB = accounts.name("alice"), accounts.name("bob")
+USERS = {ALICE: "S3cret-pw", BOB: "0ther-pw"}
 SIGNED_OFS = 48                 # the header's Signature field
 
 
@@ -35,7 +38,7 @@ def add_user(srv, user, password):
 
 
 @pytest.fixture(scope="module")
-def srv(share_tree):
+def srv(share_tree, accounts):
     passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
     base, d = make_scratch_dir()
     scratch_file(d, "locked.txt", b"hello")
@@ -134,11 +137,11 @@ def file_id(r):
 
 def test_reauth_keeps_open_and_signing(srv):
     with Client(srv.port) as c:
-        c.login("alice")
+        c.login(ALICE)
         f = c.open_exclusive()
         c.expect(f)
         old_key = c.key
-        r, new_key = c.logon("alice")
+        r, new_key = c.logon(ALICE)
         c.expect(r)
         assert r.session_id == c.session_id
         assert new_key != old_key        # a fresh NTLM exchange ...
@@ -150,7 +153,7 @@ def test_reauth_keeps_open_and_signing(srv):
 
 def test_reauth_anonymous_and_back(srv):
     with Client(srv.port) as c:
-        c.login("alice")
+        c.login(ALICE)
         f = c.open_exclusive()
         c.expect(f)
         # anonymous: an empty NTLM AUTHENTICATE on the live session
@@ -162,26 +165,26 @@ def test_reauth_anonymous_and_back(srv):
         c.expect(r)
         assert signature_ok(c.key, r)
         c.expect(c.query(file_id(f)))
-        r, _ = c.logon("alice")
+        r, _ = c.logon(ALICE)
         c.expect(r)
         c.expect(c.query(file_id(f)))
 
 
 def test_reauth_as_other_user_refused(srv):
     with Client(srv.port) as c:
-        c.login("alice")
-        r, _ = c.logon("bob")
+        c.login(ALICE)
+        r, _ = c.logon(BOB)
         c.expect(r, "STATUS_ACCESS_DENIED")
 
 
 def test_previous_session_closes_its_opens(srv):
     with Client(srv.port) as a, Client(srv.port) as b, \
             Client(srv.port) as c:
-        a.login("alice")
+        a.login(ALICE)
         a.expect(a.open_exclusive())
-        b.login("alice")
+        b.login(ALICE)
         b.expect(b.open_exclusive(), "STATUS_SHARING_VIOLATION")
-        c.login("alice", previous=a.session_id)
+        c.login(ALICE, previous=a.session_id)
         f = b.open_exclusive()
         b.expect(f)                     # a's open is gone
         b.expect(b.call("CLOSE", R.body_for("CLOSE", file_id=file_id(f))))
@@ -192,11 +195,11 @@ def test_previous_session_closes_its_opens(srv):
 def test_previous_session_of_other_user_stays(srv):
     with Client(srv.port) as a, Client(srv.port) as b, \
             Client(srv.port) as c:
-        a.login("alice")
+        a.login(ALICE)
         f = a.open_exclusive()
         a.expect(f)
-        c.login("bob", previous=a.session_id)
-        b.login("bob")
+        c.login(BOB, previous=a.session_id)
+        b.login(BOB)
         b.expect(b.open_exclusive(), "STATUS_SHARING_VIOLATION")
         a.expect(a.query(file_id(f)))
 
@@ -209,7 +212,7 @@ def binding(conn, session_id):
 
 def test_binding_refusals(srv):
     with Client(srv.port) as a:
-        a.login("alice")
+        a.login(ALICE)
         with Client(srv.port) as b:     # 2.1 channel
             a.expect(binding(b, a.session_id),
                      "STATUS_REQUEST_NOT_ACCEPTED")
@@ -234,13 +237,13 @@ def test_previous_session_on_same_connection(srv):
     """The old session belongs to the connection whose request is running:
     it goes once that request is done (deferred teardown), not under it."""
     with Client(srv.port) as a, Client(srv.port) as b:
-        a.login("alice")
+        a.login(ALICE)
         a.expect(a.open_exclusive())
         old = a.session_id
-        r, _ = a.logon("alice", previous=old, session_id=0)
+        r, _ = a.logon(ALICE, previous=old, session_id=0)
         a.expect(r)
         assert r.session_id != old
         a.expect(a.call("TREE_DISCONNECT", b"\x04\0\0\0"),
                  "STATUS_USER_SESSION_DELETED")
-        b.login("alice")
+        b.login(ALICE)
         b.expect(b.open_exclusive())

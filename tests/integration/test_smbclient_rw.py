@@ -15,8 +15,9 @@ Not repeated here: concurrent writers to disjoint ranges
 (test_write.py::test_concurrent_disjoint_writers) and locks from two
 sessions (test_lock.py).
 
-RINGSMB_TARGET=samba runs the same against Debian's smbd; its user needs a
-Unix account, made with useradd when missing (as tests/compat does).
+RINGSMB_TARGET=samba runs the same against Debian's smbd.  The user is a
+real Unix account from the `accounts` fixture (accounts.py), for both
+targets: each acts on disk as it.
 """
 import hashlib
 import os
@@ -30,13 +31,13 @@ from pathlib import Path
 
 import pytest
 
+import accounts
 from conftest import (SMBCLIENT, TARGET, finish_server, make_server,
-                      sha256_file, tool_binary)
+                      sha256_file)
 from test_smbclient import parse_ls
 
 DIALECTS = ("SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11")
-USER, PASSWORD = "ringsmbclient", "Client-pw-7"
-SAMBA_SMBPASSWD = "/usr/bin/smbpasswd"
+USER, PASSWORD = accounts.name("carol"), "Client-pw-7"
 MiB = 1 << 20
 FILES = {"empty.bin": 0, "one.bin": 1, "k64p1.bin": 64 * 1024 + 1,
          "m8.bin": 8 * MiB}
@@ -72,34 +73,14 @@ def write_random(path, size):
     return h.hexdigest()
 
 
-def ensure_unix_user():
-    if subprocess.run(["id", USER], stdout=subprocess.DEVNULL,
-                      stderr=subprocess.DEVNULL).returncode != 0:
-        subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", USER],
-                       check=True, timeout=60)
-
-
 def add_user(srv):
-    pw = ("%s\n%s\n" % (PASSWORD, PASSWORD)).encode()
-    if TARGET == "samba":
-        # smbd reaches into its state directories as the logged-on user
-        os.chmod(srv.tmp, 0o755)
-        tool = SAMBA_SMBPASSWD
-    else:
-        tool = str(tool_binary("smbpasswd"))
-    p = subprocess.run([tool, "-c", str(srv.conf), "-s", "-a", USER],
-                       input=pw, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=60)
-    assert p.returncode == 0, p.stdout
+    accounts.add_smb_user(srv, USER, PASSWORD)
 
 
 def start_rw(share_tree, wdir, extra_global=None):
     """A server with [wshare] on wdir (writable, guest ok) and USER."""
     g = dict(extra_global or {})
-    if TARGET == "samba":
-        ensure_unix_user()
-    else:
-        g["smb passwd file"] = str(Path(wdir).parent / "smbpasswd")
+    g.update(accounts.passdb_global(Path(wdir).parent))
     srv = make_server(share_tree, "default", g, shares=[
         {"name": "wshare", "path": wdir, "read_only": False}])
     add_user(srv)
@@ -111,7 +92,7 @@ class Env:
 
 
 @pytest.fixture(scope="module")
-def rw(share_tree):
+def rw(share_tree, accounts):
     """The writable-share server (default settings otherwise) and local
     source files with their hashes."""
     where, big = scratch_base()
@@ -364,7 +345,7 @@ def test_client_protection(rw, protection, dialect, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def noenc(share_tree):
+def noenc(share_tree, accounts):
     base = Path(tempfile.mkdtemp(prefix="ringsmb-noenc-"))
     os.chmod(base, 0o755)
     wdir = base / "w"

@@ -250,7 +250,7 @@ def send_as_one(conn, fn):
 
 
 @pytest.mark.parametrize("mode", ["signed", "encrypted"])
-def test_signed_and_encrypted_bursts(share_tree, mode):
+def test_signed_and_encrypted_bursts(share_tree, accounts, mode):
     """24 WRITEs of 4 KiB..1 MiB and a compound of two WRITEs, signed or
     sealed (TRANSFORM, decrypted in place in the shared buffer), in one
     send: every WRITE succeeds, the file's sha256 is the burst's."""

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import accounts
 from conftest import (SMBCLIENT, TARGET, finish_server, make_server,
                       sha256_file, tool_binary)
 
@@ -18,7 +19,8 @@ pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="accounts are ringsmb's smbpasswd")
 
 DIALECTS = ("SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11")
-USER, PASSWORD = "alice", "S3cret-pw"
+# a real Unix account (accounts.py): issue 11 logs users on as theirs
+USER, PASSWORD = accounts.name("alice"), "S3cret-pw"
 
 
 def smbpasswd(srv, *args, stdin=None):
@@ -29,7 +31,7 @@ def smbpasswd(srv, *args, stdin=None):
 
 
 @pytest.fixture(scope="module")
-def user_server(share_tree):
+def user_server(share_tree, accounts):
     passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
     srv = make_server(share_tree, "default", {
         "smb passwd file": str(passwd),
@@ -119,7 +121,7 @@ def test_smbprotocol_require_signing(user_server, share_tree, dialect):
 
 
 @pytest.fixture(scope="module")
-def enc_server(share_tree):
+def enc_server(share_tree, accounts):
     passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
     srv = make_server(share_tree, "default", {
         "smb passwd file": str(passwd),
@@ -192,7 +194,7 @@ def test_encryption_required_refuses_guest(enc_server):
     assert rc != 0 and "NT_STATUS_ACCESS_DENIED" in out, out
 
 
-def test_logon_backoff(share_tree):
+def test_logon_backoff(share_tree, accounts):
     """After five failed logons from one address the next attempts wait
     for a slot (the server says so in its log); a right password still
     gets in, after its wait."""

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import accounts
 from conftest import (PROBE_NAME, TARGET, VARIANTS, finish_server,
                       make_scratch_dir, make_server, scratch_file,
                       sha256_file, tool_binary)
@@ -330,7 +331,9 @@ def test_append_only_open_at_end_of_file(wserver):
 
 # ---------------------------------------------- signed and encrypted (users)
 
-USER, PASSWORD = "writer", "Wr1te-pw"
+# a real Unix account (accounts.py): issue 11 logs users on as theirs;
+# the tests using user_server ask for the `accounts` fixture
+USER, PASSWORD = accounts.name("carol"), "Wr1te-pw"
 
 
 def user_server(share_tree, settings):
@@ -372,7 +375,7 @@ def write_32mib(srv, signing, encryption):
 
 @pytest.mark.skipif(TARGET != "ringsmb", reason="ringsmb's smbpasswd users")
 @pytest.mark.parametrize("mode", ["signed", "encrypted"])
-def test_write_32mib_signed_encrypted(share_tree, mode):
+def test_write_32mib_signed_encrypted(share_tree, accounts, mode):
     settings = {"server signing": "mandatory"} if mode == "signed" else \
         {"server smb encrypt": "required"}
     srv = user_server(share_tree, settings)
