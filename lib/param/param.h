@@ -123,6 +123,7 @@ struct lp_share {
 	int force_create_mode;          /* 0 */
 	int force_directory_mode;       /* 0 */
 	bool inherit_permissions;
+	bool map_archive;               /* ARCHIVE <-> owner x (Samba's) */
 	int inherit_owner;              /* enum lp_inherit_owner */
 	int smb_encrypt;                /* enum lp_smb_setting */
 	bool strict_sync;               /* FLUSH waits for an fsync */

@@ -201,6 +201,7 @@ const struct lp_param lp_params[] = {
 	  .def = "0000" },
 	{ "inherit permissions", LP_BOOL, S(inherit_permissions),
 	  .def = "no" },
+	{ "map archive", LP_BOOL, S(map_archive), .def = "yes" },
 	{ "inherit owner", LP_ENUM, S(inherit_owner), .def = "no",
 	  .enums = inherit_owner_vals },
 	{ "strict sync", LP_BOOL, S(strict_sync), .def = "yes" },

@@ -177,6 +177,23 @@ NTSTATUS vfs_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 
 /* ---- identity ---- */
 
+/*
+ * faccessat(2) of an open file as the handle's user: the kernel's answer
+ * to "may this user write it" (mode bits, POSIX ACLs), for the access
+ * checks the open itself does not make (DELETE).
+ */
+NTSTATUS vfs_faccess(struct vfs_fh *fh, int mode)
+{
+	int ret = vfs_become(fh->vfs);
+
+	if (ret == 0) {
+		ret = faccessat(fh->fd, "", mode,
+				AT_EACCESS | AT_EMPTY_PATH) == 0 ? 0 : -errno;
+		vfs_unbecome(fh->vfs);
+	}
+	return ret < 0 ? ntstatus_from_errno(-ret) : NT_STATUS_OK;
+}
+
 int vfs_become(const struct vfs_handle *vfs)
 {
 	if (vfs->token == NULL) {

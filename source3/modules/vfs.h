@@ -409,6 +409,8 @@ int vfs_io_recv(struct tevent_req *req, size_t *count);
  * (vfs_default's pread ...) do it in the module.
  */
 int vfs_become(const struct vfs_handle *vfs);
+/* faccessat(fh, mode) as the handle's user (R_OK, W_OK ...) */
+NTSTATUS vfs_faccess(struct vfs_fh *fh, int mode);
 void vfs_unbecome(const struct vfs_handle *vfs);
 
 /* The module tables (one per vfs_<name>.c). */

@@ -95,6 +95,15 @@ static NTSTATUS open_existing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
 				    &out->fh, &out->st);
 	}
+	/*
+	 * DELETE as Samba maps Unix permissions to it: only for who may
+	 * write the file itself (write on the directory is not enough).
+	 */
+	if (NT_STATUS_IS_OK(status) && (p->access & SMB2_DELETE) &&
+	    !NT_STATUS_IS_OK(vfs_faccess(out->fh, W_OK))) {
+		TALLOC_FREE(out->fh);
+		status = NT_STATUS_ACCESS_DENIED;
+	}
 	return status;
 }
 
@@ -252,11 +261,16 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 
 /*
  * "inherit permissions": a new file takes its directory's rw bits (no
- * x, no setuid/setgid/sticky), a new directory the directory's whole
- * mode; create mask and the forced modes do not apply (Samba).  Done by
- * the owner after creating, as the user.
+ * setuid/setgid/sticky) plus the owner's x of the ARCHIVE attribute
+ * (map archive), a new directory the directory's whole mode; create
+ * mask and the forced modes do not apply (Samba).  Done by the owner
+ * after creating, as the user.
+ *
+ * "inherit owner": the new file belongs to the directory's owner.  Only
+ * root can give a file away: the daemon does it, for this file it just
+ * created, as Samba does.
  */
-static NTSTATUS inherit_permissions(TALLOC_CTX *mem_ctx,
+static NTSTATUS inherit_from_parent(TALLOC_CTX *mem_ctx,
 				    struct smbd_tcon *tcon, const char *path,
 				    struct smbd_create_result *out)
 {
@@ -273,10 +287,15 @@ static NTSTATUS inherit_permissions(TALLOC_CTX *mem_ctx,
 	}
 	status = vfs_openat(dir, tcon->vfs, dir, O_PATH | O_DIRECTORY,
 			    &parent, &st);
-	if (NT_STATUS_IS_OK(status)) {
+	if (NT_STATUS_IS_OK(status) && tcon->share->inherit_permissions) {
 		mode = S_ISDIR(out->st.stx_mode) ? st.stx_mode & 07777 :
-			st.stx_mode & 0666;
+			(st.stx_mode & 0666) |
+			(tcon->share->map_archive ? S_IXUSR : 0);
 		status = vfs_fchmod(out->fh, mode);
+	}
+	if (NT_STATUS_IS_OK(status) && tcon->share->inherit_owner &&
+	    fchown(out->fh->fd, st.stx_uid, (gid_t)-1) != 0) {
+		status = NT_STATUS_ACCESS_DENIED;
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_fstat(out->fh, &out->st);
@@ -312,8 +331,9 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 				    &out->st);
 	}
 	out->action = SMB2_FILE_CREATED;
-	if (NT_STATUS_IS_OK(status) && tcon->share->inherit_permissions) {
-		status = inherit_permissions(mem_ctx, tcon, p->path, out);
+	if (NT_STATUS_IS_OK(status) && (tcon->share->inherit_permissions ||
+					tcon->share->inherit_owner)) {
+		status = inherit_from_parent(mem_ctx, tcon, p->path, out);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		out->oplock_level = smbd_oplock_grant_new(

@@ -549,11 +549,16 @@ NTSTATUS smbd_tcon_identity(TALLOC_CTX *mem_ctx,
 	NTSTATUS status;
 
 	*out = NULL;
-	if (as_root) {
-		return NT_STATUS_OK;    /* admin users: no token */
-	}
 	if (s->unix_user == NULL) {
 		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (as_root) {
+		/* admin users: uid 0 with the user's own groups (Samba) */
+		struct smbd_unix_user root = *s->unix_user;
+
+		root.uid = 0;
+		return smbd_identity_get(mem_ctx, s->conn->server, &root,
+					 (gid_t)-1, out);
 	}
 	tmp = talloc_new(mem_ctx);
 	if (tmp == NULL) {

@@ -72,7 +72,7 @@ NTSTATUS smbd_session_identity(struct smbd_session *s, bool guest,
 
 /*
  * The identity a tree connect of s to share uses: force user / force
- * group applied; as_root ("admin users"): *out NULL, no token; as_guest
+ * group applied; as_root ("admin users"): uid 0 with the user's groups; as_guest
  * ("guest only"): the guest account.  NO_SUCH_USER
  * / NO_SUCH_GROUP when a forced account does not exist.
  */

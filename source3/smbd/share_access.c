@@ -152,22 +152,31 @@ NTSTATUS smbd_share_access(const struct smbd_session *s,
 
 /* ---- [homes] ---- */
 
+/*
+ * [homes] for the account `name` (any Unix account, as in Samba: who may
+ * use it is up to the share's lists, e.g. "valid users = %S").
+ */
 static const struct lp_share *homes_share(TALLOC_CTX *mem_ctx,
 					  const struct smbd_session *s,
-					  const struct lp_share *homes)
+					  const struct lp_share *homes,
+					  const char *name)
 {
-	const struct smbd_unix_user *u = s->unix_user;
+	struct smbd_unix_user *u = NULL;
 	struct lp_share *sh = NULL;
 	struct access_subst v;
 
-	if (u == NULL || s->guest || s->anonymous || u->home[0] == '\0') {
+	if (!NT_STATUS_IS_OK(smbd_unix_user_lookup(mem_ctx, name, &u)) ||
+	    u->home[0] == '\0') {
+		talloc_free(u);
 		return NULL;
 	}
 	sh = talloc(mem_ctx, struct lp_share);
 	if (sh == NULL) {
+		talloc_free(u);
 		return NULL;
 	}
 	*sh = *homes;
+	talloc_steal(sh, u);
 	sh->name = talloc_strdup(sh, u->name);
 	subst_values(s, sh, &v);
 	sh->path = homes->path[0] == '\0' ? talloc_strdup(sh, u->home) :
@@ -218,10 +227,14 @@ const struct lp_share *smbd_share_lookup(TALLOC_CTX *mem_ctx,
 	if (share != NULL && share != homes) {
 		return subst_share(mem_ctx, s, share);
 	}
-	if (homes == NULL || s->unix_user == NULL ||
-	    (strcasecmp(name, s->unix_user->name) != 0 &&
-	     strcasecmp(name, "homes") != 0)) {
+	if (homes == NULL) {
 		return NULL;
 	}
-	return homes_share(mem_ctx, s, homes);
+	if (strcasecmp(name, "homes") == 0) {
+		if (s->unix_user == NULL || s->guest || s->anonymous) {
+			return NULL;
+		}
+		name = s->unix_user->name;      /* one's own home */
+	}
+	return homes_share(mem_ctx, s, homes, name);
 }

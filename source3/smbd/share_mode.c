@@ -239,7 +239,7 @@ void smbd_file_detach(struct smbd_open *open)
 	talloc_free(f);
 }
 
-static NTSTATUS dir_check_empty(struct smbd_open *open)
+NTSTATUS smbd_dir_check_empty(struct smbd_open *open)
 {
 	TALLOC_CTX *tmp = talloc_new(open);
 	struct vfs_fh *fh = NULL;
@@ -282,7 +282,7 @@ NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on)
 		return NT_STATUS_CANNOT_DELETE;         /* the share root */
 	}
 	if (on && open->is_dir) {
-		status = dir_check_empty(open);
+		status = smbd_dir_check_empty(open);
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;
 		}

@@ -61,6 +61,12 @@ void smbd_file_detach(struct smbd_open *open);
  */
 NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on);
 
+/*
+ * OK if the directory of open is empty ("delete veto files": but for
+ * vetoed names), else DIRECTORY_NOT_EMPTY.
+ */
+NTSTATUS smbd_dir_check_empty(struct smbd_open *open);
+
 /* After a rename: every open of the file now has this name. */
 NTSTATUS smbd_file_renamed(struct smbd_open *open, const char *new_name);
 

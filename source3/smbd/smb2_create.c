@@ -367,6 +367,11 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	open->delete_on_close =
 		(a->r.create_options & SMB2_FILE_DELETE_ON_CLOSE) != 0;
 	status = smbd_file_attach(open, &res->st);
+	/* rmdir as CREATE + DELETE_ON_CLOSE: refused now, as Samba does */
+	if (NT_STATUS_IS_OK(status) && open->is_dir &&
+	    open->delete_on_close && res->action != SMB2_FILE_CREATED) {
+		status = smbd_dir_check_empty(open);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(open);
 		return status;

@@ -80,12 +80,16 @@ static NTSTATUS share_encryption(const struct smbd_session *s,
 /*
  * Modes of new files and directories, as Samba's unix_mode(): rw for
  * all (rwx for directories), masked by "create mask" / "directory mask",
- * plus the forced bits.  The daemon's umask is 0, so these are exact
- * (a default POSIX ACL of the directory still applies, as in Samba).
+ * plus the forced bits.  A new file carries the ARCHIVE attribute, which
+ * Samba's default "map archive = yes" maps to the owner's x bit: 0766.
+ * The daemon's umask is 0, so these are exact (a default POSIX ACL of
+ * the directory still applies, as in Samba).
  */
 static void tcon_modes(struct vfs_handle *vfs, const struct lp_share *share)
 {
-	vfs->file_mode = (0666 & (mode_t)share->create_mask) |
+	mode_t file = share->map_archive ? 0766 : 0666;
+
+	vfs->file_mode = (file & (mode_t)share->create_mask) |
 		(mode_t)share->force_create_mode;
 	vfs->dir_mode = (0777 & (mode_t)share->directory_mask) |
 		(mode_t)share->force_directory_mode;
@@ -122,7 +126,11 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		DBG_NOTICE("share [%s]: cannot connect to %s: %s\n",
 			    share->name, share->path, nt_errstr(status));
 		talloc_free(t);
-		return status;
+		/* a path that is not there: no such share (Samba) */
+		return NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
+			NT_STATUS_EQUAL(status,
+					NT_STATUS_OBJECT_PATH_NOT_FOUND) ?
+			NT_STATUS_BAD_NETWORK_NAME : status;
 	}
 	t->identity = talloc_steal(t->vfs, id);
 	if (talloc_parent(share) == mem_ctx) {
