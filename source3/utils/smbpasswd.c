@@ -3,7 +3,8 @@
  * and messages (local mode only: it edits the file smbd reads; smbd
  * notices the change at the next session setup).
  *
- *   smbpasswd -a [-s] USER   add USER, or set the password if USER exists
+ *   smbpasswd -a [-s] USER   add USER (who must have a Unix account, as in
+ *                            Samba), or set the password if USER exists
  *   smbpasswd [-s] USER      set the password of an existing USER
  *   smbpasswd -x USER        delete
  *   smbpasswd -d USER        disable
@@ -309,16 +310,38 @@ static int no_such_user(const char *user)
 	return -1;
 }
 
-static uint32_t unix_uid(const char *user)
+/*
+ * The uid of user's Unix account, as Samba: an SMB user must be a Unix
+ * user (smbd runs its file access as that account).  getpwnam_r with a
+ * buffer grown on ERANGE.
+ */
+static int unix_uid(const char *user, uint32_t *uid)
 {
-	struct passwd *pw = getpwnam(user);
+	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t size = (hint > 0 && hint < (1 << 20)) ? (size_t)hint : 1024;
+	struct passwd pw, *res = NULL;
+	int ret = ERANGE;
 
-	if (pw == NULL) {
-		fprintf(stderr, "Note: %s has no Unix account; the uid field "
-			"is set to %u\n", user, (unsigned)PASSDB_NO_UID);
-		return PASSDB_NO_UID;
+	while (ret == ERANGE && size <= (1 << 22)) {
+		char *buf = malloc(size);
+
+		if (buf == NULL) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = getpwnam_r(user, &pw, buf, size, &res);
+		if (ret == 0 && res != NULL) {
+			*uid = (uint32_t)pw.pw_uid;
+		}
+		free(buf);
+		size *= 2;
 	}
-	return (uint32_t)pw->pw_uid;
+	if (ret != 0 || res == NULL) {
+		fprintf(stderr, "Failed to find a Unix account for %s\n"
+			"Failed to add entry for user %s.\n", user, user);
+		return -1;
+	}
+	return 0;
 }
 
 static int edit_error(int ret, const char *user)
@@ -349,15 +372,18 @@ static int set_password(struct passdb *db, const struct smbpasswd_options *o,
 	if (*added && o->action != ACTION_ADD) {
 		return no_such_user(o->user);
 	}
+	/* say so before prompting for a password */
 	if (*added && !passdb_valid_name(o->user)) {
-		/* say so before prompting for a password */
 		return edit_error(-EINVAL, o->user);
+	}
+	if (*added && unix_uid(o->user, &uid) != 0) {
+		return -1;
 	}
 	if (get_new_password_hash(o, hash) != 0) {
 		return -1;
 	}
 	if (*added) {
-		ret = passdb_add(db, o->user, unix_uid(o->user), hash);
+		ret = passdb_add(db, o->user, uid, hash);
 	} else {
 		ret = passdb_set_password(db, o->user, hash);
 	}

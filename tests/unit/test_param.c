@@ -903,8 +903,10 @@ static void test_access__refused_list(void **state)
 		"security mask = 0700", "directory security mask = 0755",
 		"force security mode = 0600",
 		"force directory security mode = 0700", "inherit acls = yes",
-		"follow symlinks = no", "check parent directory delete on "
-		"close = yes", "hide special files = yes",
+		"follow symlinks = no",
+		("check parent directory delete on "
+		 "close = yes"),
+		"hide special files = yes",
 		"hide unwriteable files = yes", "dont descend = /proc",
 		"preexec close = yes", "root preexec close = yes",
 		"printable = yes", "print ok = yes", "copy = other",
