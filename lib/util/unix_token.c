@@ -31,15 +31,28 @@ static int raw_setresuid(uid_t euid)
 }
 
 /*
+ * The serial of the token whose gid and groups this thread has now (0:
+ * root's, or unknown).  Per thread, like the credentials themselves.
+ */
+static __thread uint64_t thread_groups_serial;
+
+/*
  * Groups first and the uid last: changing groups and gid needs the
  * root euid we are about to give up.
  */
 int unix_token_become(const struct unix_token *t)
 {
-	int ret = raw_setgroups(t->ngroups, t->groups);
+	int ret = 0;
 
-	if (ret == 0) {
-		ret = raw_setresgid(t->gid);
+	if (t->serial == 0 || t->serial != thread_groups_serial) {
+		thread_groups_serial = 0;
+		ret = raw_setgroups(t->ngroups, t->groups);
+		if (ret == 0) {
+			ret = raw_setresgid(t->gid);
+		}
+		if (ret == 0) {
+			thread_groups_serial = t->serial;
+		}
 	}
 	if (ret == 0) {
 		ret = raw_setresuid(t->uid);
@@ -47,20 +60,33 @@ int unix_token_become(const struct unix_token *t)
 	if (ret != 0) {
 		int err = ret;
 
-		unix_token_unbecome();
+		unix_token_unbecome_full();
 		return err;
 	}
 	return 0;
 }
 
+static void back_to_root_failed(void)
+{
+	DBG_ERR("cannot switch back to root: %s; stopping\n",
+		strerror(errno));
+	abort();
+}
+
 void unix_token_unbecome(void)
+{
+	if (raw_setresuid(0) != 0) {
+		back_to_root_failed();
+	}
+}
+
+void unix_token_unbecome_full(void)
 {
 	if (raw_setresuid(0) != 0 || raw_setresgid(0) != 0 ||
 	    raw_setgroups(0, NULL) != 0) {
-		DBG_ERR("cannot switch back to root: %s; stopping\n",
-			strerror(errno));
-		abort();
+		back_to_root_failed();
 	}
+	thread_groups_serial = 0;
 }
 
 bool unix_token_equal(const struct unix_token *a,

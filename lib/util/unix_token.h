@@ -31,6 +31,12 @@ struct unix_token {
 	 * (none: ring operations of this token go through the switch).
 	 */
 	uint16_t personality;
+	/*
+	 * Unique per distinct token (identity.c numbers them from 1): lets a
+	 * thread that still has this token's groups skip setting them
+	 * again.  0: always set them.
+	 */
+	uint64_t serial;
 };
 
 /* Most supplementary groups a token carries (Linux NGROUPS_MAX). */
@@ -51,10 +57,21 @@ bool unix_token_can_switch(void);
 int unix_token_become(const struct unix_token *t);
 
 /*
- * Back to root (uid 0, gid 0, no supplementary groups).  A failure here
- * would leave the daemon running as a client: it aborts the process.
+ * Back to root: the effective uid 0, which is what every permission
+ * check looks at (root passes them all).  The gid and groups of the last
+ * token stay until another token needs different ones or
+ * unix_token_unbecome_full() resets them: setting them costs two system
+ * calls per switch, and a session's calls switch to the same token again
+ * and again (docs/performance.md, "Identity").  A failure here would
+ * leave the daemon running as a client: it aborts the process.
  */
 void unix_token_unbecome(void);
+
+/*
+ * Back to root entirely (gid 0, no groups), for the daemon's own file
+ * creation (logs), so that nothing it creates carries a client's group.
+ */
+void unix_token_unbecome_full(void);
 
 /* Same uid, gid and groups (personality ignored). */
 bool unix_token_equal(const struct unix_token *a,

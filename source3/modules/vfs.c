@@ -607,6 +607,26 @@ NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2])
 	return vfs_status(ret);
 }
 
+/*
+ * Samba's "dos filetimes" (default yes): a user who may write a file may
+ * set its times, as on Windows, although utimensat(2) with explicit
+ * times wants the owner.  The kernel's own W_OK answer decides; then the
+ * daemon sets them.
+ */
+NTSTATUS vfs_fntimes_writer(struct vfs_fh *fh, const struct timespec ts[2])
+{
+	struct vfs_module *m = fh->vfs->top;
+	NTSTATUS status = vfs_fntimes(fh, ts);
+
+	if (!NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) ||
+	    fh->vfs->token == NULL ||
+	    !NT_STATUS_IS_OK(vfs_faccess(fh, W_OK))) {
+		return status;
+	}
+	VFS_FIND(m, fntimes);
+	return vfs_status(m->ops->fntimes(m, fh, ts));
+}
+
 NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode)
 {
 	struct vfs_module *m = fh->vfs->top;

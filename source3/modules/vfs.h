@@ -305,6 +305,8 @@ NTSTATUS vfs_ftruncate(struct vfs_fh *fh, uint64_t len);
 NTSTATUS vfs_fallocate(struct vfs_fh *fh, int mode, uint64_t off,
 		       uint64_t len);
 NTSTATUS vfs_fntimes(struct vfs_fh *fh, const struct timespec ts[2]);
+/* the same, and for a non-owner who may write it ("dos filetimes") */
+NTSTATUS vfs_fntimes_writer(struct vfs_fh *fh, const struct timespec ts[2]);
 NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode);
 /* *got: the value's length; NOT_FOUND-style status when there is none */
 NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,

@@ -95,16 +95,57 @@ static NTSTATUS open_existing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
 				    &out->fh, &out->st);
 	}
-	/*
-	 * DELETE as Samba maps Unix permissions to it: only for who may
-	 * write the file itself (write on the directory is not enough).
-	 */
-	if (NT_STATUS_IS_OK(status) && (p->access & SMB2_DELETE) &&
-	    !NT_STATUS_IS_OK(vfs_faccess(out->fh, W_OK))) {
-		TALLOC_FREE(out->fh);
-		status = NT_STATUS_ACCESS_DENIED;
-	}
 	return status;
+}
+
+/*
+ * May the user delete the directory entry of path: write and search on
+ * its directory, and with the sticky bit set, own the file or the
+ * directory (what unlink(2) will check, asked before the open succeeds,
+ * as Samba does).
+ */
+static bool parent_allows_delete(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+				 const char *path, const struct statx *st)
+{
+	const struct unix_token *t = tcon->vfs->token;
+	const char *slash = strrchr(path, '/');
+	char *dir = talloc_strndup(mem_ctx, path,
+				   slash != NULL ? (size_t)(slash - path) : 0);
+	struct vfs_fh *parent = NULL;
+	struct statx pst;
+	bool ok = false;
+
+	if (dir != NULL &&
+	    NT_STATUS_IS_OK(vfs_openat(dir, tcon->vfs, dir,
+				       O_PATH | O_DIRECTORY, &parent, &pst)) &&
+	    NT_STATUS_IS_OK(vfs_faccess(parent, W_OK | X_OK))) {
+		ok = (pst.stx_mode & S_ISVTX) == 0 || t == NULL ||
+		     t->uid == 0 || t->uid == st->stx_uid ||
+		     t->uid == pst.stx_uid;
+	}
+	talloc_free(dir);
+	return ok;
+}
+
+/*
+ * DELETE as Samba maps Unix permissions to it: who may write the file,
+ * or who may remove it from its directory and may read it (Samba asks
+ * the file's own permissions for the rest of the access: a 0600 file of
+ * another user cannot be deleted even from a world-writable directory).
+ */
+static NTSTATUS check_delete(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			     const struct smbd_create_params *p,
+			     const struct smbd_create_result *out)
+{
+	if ((p->access & SMB2_DELETE) == 0 ||
+	    NT_STATUS_IS_OK(vfs_faccess(out->fh, W_OK))) {
+		return NT_STATUS_OK;
+	}
+	if (NT_STATUS_IS_OK(vfs_faccess(out->fh, R_OK)) &&
+	    parent_allows_delete(mem_ctx, tcon, p->path, &out->st)) {
+		return NT_STATUS_OK;
+	}
+	return NT_STATUS_ACCESS_DENIED;
 }
 
 /* What the disposition, options and type allow (MS-FSA 2.1.5.1.2.1). */
@@ -243,6 +284,9 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 
 	if (NT_STATUS_IS_OK(status)) {
 		status = check_readonly(p, out->fh);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = check_delete(out->fh, tcon, p, out);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_check(server, &out->st, p->access,

@@ -28,6 +28,7 @@ struct smbd_identity {
 struct smbd_identities {
 	struct smbd_identity *list;
 	size_t count;
+	uint64_t next_serial;
 	struct uring *ring;             /* NULL: no personalities */
 	bool can_switch;
 	/* "username map", read again when the file changes (as Samba) */
@@ -246,6 +247,7 @@ static struct smbd_identity *identity_new(struct smbd_identities *c,
 	}
 	id->cache = c;
 	id->tok = *t;
+	id->tok.serial = ++c->next_serial;
 	id->tok.groups = talloc_steal(id, t->groups);
 	id->next = c->list;
 	if (c->list != NULL) {

@@ -109,6 +109,8 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	struct smbd_server *server = private;
 	struct loadparm *lp = NULL;
 
+	/* the log file may be created anew: with root's group */
+	unix_token_unbecome_full();
 	if (server->config_file == NULL) {
 		DBG_NOTICE("SIGHUP: embedded default, nothing to reload\n");
 		return;

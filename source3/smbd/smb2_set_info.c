@@ -152,7 +152,7 @@ static NTSTATUS si_basic(struct si_ctx *s)
 	}
 	if (NT_STATUS_IS_OK(status) &&
 	    (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT)) {
-		status = vfs_fntimes(s->open->fh, ts);
+		status = vfs_fntimes_writer(s->open->fh, ts);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = si_basic_dosmode(s);

@@ -60,6 +60,10 @@ def ls(port, share):
 
 
 def test_daemon_pidfile_sighup_sigterm(tmp_path):
+    # the guest acts as nobody (issue 11): it must be able to reach the
+    # shares below pytest's 0700 temporary directories
+    for d in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        os.chmod(d, os.stat(d).st_mode | 0o011)
     port = free_port()
     for d in ("a", "b"):
         (tmp_path / d).mkdir()

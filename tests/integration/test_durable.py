@@ -11,6 +11,7 @@ ringsmb only: the users live in ringsmb's smbpasswd file.  smbtorture's
 smb2.durable-open and smb2.durable-v2-open (tests/compat) cover the
 protocol corners against Samba's expectations.
 """
+import os
 import shutil
 import struct
 import subprocess
@@ -302,6 +303,9 @@ def test_conflicting_open_closes_disconnected(dsrv):
     assert lock_status(f, el(0, 4, LOCK_X_FI)) == 0
     fid = file_id_bytes(f)
     c1.kill()
+    # alice's new file is 0744 (issue 11: created as alice); bob opens it
+    # for writing, so he needs the mode bits for it
+    os.chmod(dsrv.share_dir / name, 0o666)
     c2 = Client(dsrv, BOB)
     try:
         g, _ = durable_open(c2, name, None, disp=CreateDisposition.FILE_OPEN)

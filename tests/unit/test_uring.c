@@ -1272,13 +1272,14 @@ static void test_uring__personality(void **state)
 	close(fd);
 	assert_int_equal(unix_token_become(&nobody), 0);
 	id = uring_personality_register(ring);
-	unix_token_unbecome();
+	unix_token_unbecome_full();
 	assert_true(id > 0);
 	assert_int_equal(geteuid(), 0);
 
 	assert_true(open_via_ring(ev, ring, path) >= 0);
 	assert_int_equal(uring_set_personality(ring, (uint16_t)id), 0);
 	assert_int_equal(open_via_ring(ev, ring, path), -EACCES);
+	assert_int_equal(geteuid(), 0);
 	assert_int_equal(uring_set_personality(ring, 0), id);
 	assert_true(open_via_ring(ev, ring, path) >= 0);
 	assert_int_equal(uring_personality_unregister(ring, (uint16_t)id), 0);
@@ -1292,6 +1293,7 @@ static void test_uring__token_become(void **state)
 	gid_t groups[] = { 65534, 100, 100, 7 };
 	struct unix_token t = { .uid = 65534, .gid = 65534,
 				.groups = groups };
+	struct unix_token nobody_only = { .uid = 65534, .gid = 100 };
 	gid_t now[8];
 
 	if (!unix_token_can_switch()) {
@@ -1309,11 +1311,27 @@ static void test_uring__token_become(void **state)
 	assert_int_equal(getuid(), 0);         /* real id: the way back */
 	assert_int_equal(getgroups(8, now), 3);
 	assert_int_equal(faccessat(AT_FDCWD, "/root", W_OK, AT_EACCESS), -1);
+	/* back to uid 0: root again; the groups stay for the next switch */
 	unix_token_unbecome();
+	assert_int_equal(geteuid(), 0);
+	assert_int_equal(faccessat(AT_FDCWD, "/root", W_OK, AT_EACCESS), 0);
+	assert_int_equal(getegid(), 65534);
+	t.serial = 7;
+	assert_int_equal(unix_token_become(&t), 0);
+	assert_int_equal(geteuid(), 65534);
+	unix_token_unbecome();
+	/* same serial: only the uid changes; another token sets groups */
+	assert_int_equal(unix_token_become(&t), 0);
+	assert_int_equal(getgroups(8, now), 3);
+	unix_token_unbecome();
+	nobody_only.serial = 8;
+	assert_int_equal(unix_token_become(&nobody_only), 0);
+	assert_int_equal(getgroups(8, now), 0);
+	assert_int_equal(getegid(), 100);
+	unix_token_unbecome_full();
 	assert_int_equal(geteuid(), 0);
 	assert_int_equal(getegid(), 0);
 	assert_int_equal(getgroups(8, now), 0);
-	assert_int_equal(faccessat(AT_FDCWD, "/root", W_OK, AT_EACCESS), 0);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(test_uring__##name, \
