@@ -229,7 +229,7 @@ static NTSTATUS session_keys(struct smbd_session *s,
 		return NT_STATUS_INTERNAL_ERROR;
 	}
 	s->keys = &s->crypto->keys;
-	s->signing_required = smbd_signing_required(conn);
+	s->signing_required = smbd_signing_user_required(conn);
 	ch = smbd_channel_find(s, conn);
 	if (ch != NULL) {
 		/* the first channel signs with the session's key */
