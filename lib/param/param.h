@@ -156,6 +156,16 @@ struct lp_global {
 	bool logon_backoff;             /* ringsmb: failed-logon back-off */
 	bool server_multi_channel_support; /* SMB2_GLOBAL_CAP_MULTI_CHANNEL */
 	int max_connections;            /* 0 = unlimited */
+	/* untrusted sessions and the fd budget (param_table.c) */
+	int max_open_files;             /* all handles; 0 = from NOFILE */
+	int fd_reserve;                 /* fds never given to handles */
+	int max_open_files_per_session; /* a user session's handles */
+	int untrusted_max_open_files;   /* a guest/anonymous session's */
+	int untrusted_max_open_files_per_client; /* ... per address */
+	int untrusted_max_open_files_total; /* all of them; 0 = budget/4 */
+	int untrusted_max_pdu;          /* bytes, also before a logon */
+	int untrusted_timeout;          /* seconds */
+	int max_receive_buffer;         /* MiB for incomplete PDUs */
 	int deadtime;                   /* minutes, 0 = never */
 	const char *pid_directory;
 	const char *private_dir;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
+#include "source3/smbd/budget.h"
 #include "source3/smbd/pipeline.h"
 #include "source3/smbd/server.h"
 #include "source3/smbd/session.h"
@@ -39,6 +40,7 @@ static int conn_destructor(struct smbd_conn *conn)
 	struct smbd_server *server = conn->server;
 	bool reset;
 
+	conn->terminating = true;       /* no limits to update any more */
 	/*
 	 * sessions (and tcons, opens) go first, the socket last; a session
 	 * bound to other connections stays with them (multichannel)
@@ -58,22 +60,6 @@ static int conn_destructor(struct smbd_conn *conn)
 	return 0;
 }
 
-static void conn_unauth_timeout(struct tevent_context *ev,
-				struct tevent_timer *te, struct timeval now,
-				void *private_data)
-{
-	struct smbd_conn *conn = private_data;
-	struct smbd_session *s = NULL;
-
-	conn->unauth_timer = NULL;
-	for (s = conn->sessions; s != NULL; s = s->next) {
-		if (s->valid) {
-			return;
-		}
-	}
-	smbd_conn_terminate(conn, "no authenticated session in time");
-}
-
 struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 				const char *peer)
 {
@@ -90,11 +76,7 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 	DLIST_ADD_SIMPLE(server->conns, conn);
 	server->num_conns++;
 	talloc_set_destructor(conn, conn_destructor);
-	conn->unauth_timer = tevent_add_timer(
-		server->ev, conn,
-		tevent_timeval_current_ofs(SMBD_UNAUTH_TIMEOUT_SECS, 0),
-		conn_unauth_timeout, conn);
-	if (conn->unauth_timer == NULL ||
+	if (smbd_budget_conn_start(conn) != 0 ||
 	    smbd_pipeline_init(conn) != 0 ||
 	    smbd_transport_start(conn, smbd_pipeline_got_pdu) != 0) {
 		conn->fd = -1;          /* the caller closes it */

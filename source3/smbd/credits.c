@@ -6,6 +6,7 @@
 struct smbd_credits {
 	uint64_t low;                   /* lowest id not yet retired */
 	uint32_t range;                 /* ids usable: [low, low + range) */
+	uint32_t max;                   /* range never exceeds this */
 	uint8_t used[SMBD_MAX_CREDITS / 8];  /* bit (id % MAX) per used id */
 };
 
@@ -33,6 +34,7 @@ struct smbd_credits *smbd_credits_new(TALLOC_CTX *mem_ctx)
 
 	if (c != NULL) {
 		c->range = 1;           /* NEGOTIATE uses id 0 */
+		c->max = SMBD_MAX_CREDITS;
 	}
 	return c;
 }
@@ -68,7 +70,7 @@ bool smbd_credits_consume(struct smbd_credits *c, uint64_t mid,
 
 uint16_t smbd_credits_grant(struct smbd_credits *c, uint16_t requested)
 {
-	uint32_t room = SMBD_MAX_CREDITS - c->range;
+	uint32_t room = c->range < c->max ? c->max - c->range : 0;
 	uint32_t g = requested;
 
 	if (g == 0) {
@@ -82,6 +84,14 @@ uint16_t smbd_credits_grant(struct smbd_credits *c, uint16_t requested)
 	}
 	c->range += g;
 	return (uint16_t)g;
+}
+
+void smbd_credits_set_max(struct smbd_credits *c, uint32_t max)
+{
+	if (max < 1) {
+		max = 1;
+	}
+	c->max = max < SMBD_MAX_CREDITS ? max : SMBD_MAX_CREDITS;
 }
 
 uint32_t smbd_credits_range(const struct smbd_credits *c)

@@ -26,6 +26,12 @@ bool smbd_credits_consume(struct smbd_credits *c, uint64_t mid,
 			  uint16_t charge);
 /* Credits to grant in a response to a request asking for 'requested'. */
 uint16_t smbd_credits_grant(struct smbd_credits *c, uint16_t requested);
+/*
+ * Lowers the window's limit below SMBD_MAX_CREDITS: a credit lets the
+ * client send 64 KiB, so the window never promises more receive buffer
+ * than the server's 'smb2 max receive buffer' (issue 11).
+ */
+void smbd_credits_set_max(struct smbd_credits *c, uint32_t max);
 /* The current window size (for tests and smbstatus). */
 uint32_t smbd_credits_range(const struct smbd_credits *c);
 

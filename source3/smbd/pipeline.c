@@ -15,6 +15,7 @@
  */
 #include <string.h>
 #include "lib/util/byteorder.h"
+#include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "lib/util/tevent_ntstatus.h"
@@ -44,6 +45,9 @@ int smbd_pipeline_init(struct smbd_conn *conn)
 	if (p->credits == NULL) {
 		return -1;
 	}
+	/* 64 KiB a credit: no more than the receive budget (rxmem.h) */
+	smbd_credits_set_max(p->credits, (uint32_t)(
+		(size_t)conn->server->lp->g.max_receive_buffer * 1024 / 64));
 	conn->pipeline = p;
 	talloc_set_destructor(p, pipeline_destructor);
 	return 0;

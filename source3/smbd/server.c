@@ -15,8 +15,10 @@
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
 #include "lib/util/nttime.h"
+#include "source3/smbd/budget.h"
 #include "source3/smbd/durable.h"
 #include "source3/smbd/logon_throttle.h"
+#include "source3/smbd/rxmem.h"
 #include "source3/smbd/server.h"
 
 static void print_diags(const struct lp_diag *d)
@@ -249,6 +251,13 @@ int smbd_server_start(struct smbd_server *server)
 		      sizeof(server->session_id_salt));
 	server->next_session_id = 1;
 	server->max_handles_per_conn = handles_per_conn();
+	smbd_budget_init(server);
+	server->rxmem = smbd_rxmem_new(
+		server, server->ev,
+		(size_t)server->lp->g.max_receive_buffer * 1024 * 1024);
+	if (server->rxmem == NULL) {
+		return -1;
+	}
 	server->next_file_id = 1;
 	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
 		return -1;

@@ -9,6 +9,7 @@
  * channel finds the session, its tcons and opens directly.
  */
 #include "lib/util/dlist.h"
+#include "source3/smbd/budget.h"
 #include "source3/smbd/durable.h"
 #include "source3/smbd/session.h"
 #include "source3/smbd/server.h"
@@ -30,6 +31,8 @@ static int session_destructor(struct smbd_session *s)
 	}
 	DLIST_REMOVE_SIMPLE(s->conn->sessions, s);
 	s->conn->num_sessions--;
+	/* a user logged off: the connection may be untrusted again */
+	smbd_budget_conn_update(s->conn);
 	return 0;
 }
 
@@ -178,12 +181,11 @@ static void session_move(struct smbd_session *s, struct smbd_conn *to)
 
 	DLIST_REMOVE_SIMPLE(from->sessions, s);
 	from->num_sessions--;
-	from->num_handles -= s->num_handles;
+	smbd_budget_session_move(s, from, to);
 	talloc_steal(to, s);
 	s->conn = to;
 	DLIST_ADD_SIMPLE(to->sessions, s);
 	to->num_sessions++;
-	to->num_handles += s->num_handles;
 }
 
 void smbd_sessions_conn_gone(struct smbd_conn *conn)
@@ -262,13 +264,12 @@ void smbd_sessions_reap(struct smbd_conn *conn)
 
 bool smbd_session_handles_full(const struct smbd_session *s)
 {
-	return s->conn->num_handles >= s->conn->server->max_handles_per_conn;
+	return !NT_STATUS_IS_OK(smbd_budget_handle_check(s));
 }
 
 void smbd_session_handles_add(struct smbd_session *s, int delta)
 {
-	s->num_handles += delta;
-	s->conn->num_handles += delta;
+	smbd_budget_handles_add(s, delta);
 }
 
 static int tcon_destructor(struct smbd_tcon *t)

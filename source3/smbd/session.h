@@ -42,7 +42,10 @@ void smbd_sessions_conn_gone(struct smbd_conn *conn);
 bool smbd_session_running(const struct smbd_session *s,
 			  const struct smbd_conn *except);
 
-/* Tree connects and opens: counted against the primary connection. */
+/*
+ * Tree connects and opens: counted against the primary connection and
+ * the server's descriptor budget (budget.h); full: a quota is reached.
+ */
 bool smbd_session_handles_full(const struct smbd_session *s);
 void smbd_session_handles_add(struct smbd_session *s, int delta);
 

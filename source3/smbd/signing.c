@@ -9,11 +9,15 @@
 #include "source3/smbd/signing.h"
 
 /*
- * 'server signing' (RELIABILITY.md G9: user sessions signed by default):
- * mandatory requires signing; default requires it too unless a share
- * admits guests, whose sessions have no key and which clients that honour
- * SIGNING_REQUIRED (Windows, smbprotocol) would then refuse to use;
- * auto/desired/disabled only offer it (SMB2 cannot turn it off).
+ * 'server signing' (RELIABILITY.md G9: user sessions signed by default).
+ * mandatory requires signing.  default requires it on SMB 3.x, as
+ * Windows Server 2025 and Windows 11 24H2 do: every user session signs;
+ * guest and anonymous sessions have no key, are never signed and stay
+ * allowed (as Samba lets them: clients decide whether to use them; Samba's
+ * smbclient does, smbprotocol and Windows 24H2 refuse a guest logon once
+ * signing is required).  On 2.x default requires it unless a share admits
+ * guests (older clients refuse guests then).  auto (Samba's default) and
+ * desired/disabled only offer it: a session signs if the client requires.
  */
 static bool any_guest_share(const struct loadparm *lp)
 {
@@ -27,11 +31,13 @@ static bool any_guest_share(const struct loadparm *lp)
 	return false;
 }
 
-uint16_t smbd_signing_security_mode(const struct smbd_server *server)
+uint16_t smbd_signing_security_mode(const struct smbd_server *server,
+				    uint16_t dialect)
 {
 	int s = server->lp->g.server_signing;
 
 	if (s == LP_SMB_REQUIRED ||
+	    (s == LP_SMB_DEFAULT && dialect >= SMB2_DIALECT_0300) ||
 	    (s == LP_SMB_DEFAULT && !any_guest_share(server->lp))) {
 		return SMB2_NEGOTIATE_SIGNING_ENABLED |
 		       SMB2_NEGOTIATE_SIGNING_REQUIRED;
@@ -41,9 +47,24 @@ uint16_t smbd_signing_security_mode(const struct smbd_server *server)
 
 bool smbd_signing_required(const struct smbd_conn *conn)
 {
-	return (smbd_signing_security_mode(conn->server) &
+	return (smbd_signing_security_mode(conn->server, conn->dialect) &
 		SMB2_NEGOTIATE_SIGNING_REQUIRED) ||
 	       (conn->client_security_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED);
+}
+
+/*
+ * Whether a user session (neither guest nor anonymous: those have no key
+ * and never sign) must sign: decided per session, from the connection's
+ * dialect and what each side said in NEGOTIATE.  Under 'default' every
+ * user session on SMB 3.x must; 'auto' and the others keep Samba's rule.
+ */
+bool smbd_signing_user_required(const struct smbd_conn *conn)
+{
+	if (smbd_signing_required(conn)) {
+		return true;
+	}
+	return conn->server->lp->g.server_signing == LP_SMB_DEFAULT &&
+	       conn->dialect >= SMB2_DIALECT_0300;
 }
 
 /*

@@ -20,9 +20,12 @@ struct smbd_sig_pre {
 };
 
 /* SecurityMode of our NEGOTIATE response, from 'server signing'. */
-uint16_t smbd_signing_security_mode(const struct smbd_server *server);
+uint16_t smbd_signing_security_mode(const struct smbd_server *server,
+				    uint16_t dialect);
 /* Either side required signing in NEGOTIATE. */
 bool smbd_signing_required(const struct smbd_conn *conn);
+/* A user session established on conn must sign (signing.c). */
+bool smbd_signing_user_required(const struct smbd_conn *conn);
 
 /*
  * Checks a request's signature against the session it names.  *sign_rsp

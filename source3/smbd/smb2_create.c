@@ -13,9 +13,11 @@
 #include "lib/util/byteorder.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/budget.h"
 #include "source3/smbd/durable.h"
 #include "source3/smbd/ea.h"
 #include "source3/smbd/secdesc.h"
+#include "source3/smbd/session.h"
 #include "source3/smbd/oplock.h"
 #include "source3/smbd/share_mode.h"
 #include "source3/smbd/share_names.h"
@@ -354,7 +356,8 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	NTSTATUS status;
 
 	if (open == NULL) {
-		return NT_STATUS_NO_MEMORY;
+		return smbd_session_handles_full(req->tcon->session) ?
+			NT_STATUS_TOO_MANY_OPENED_FILES : NT_STATUS_NO_MEMORY;
 	}
 	open->fh = talloc_steal(open, res->fh);
 	res->fh = NULL;
@@ -407,6 +410,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	if (NT_STATUS_IS_OK(status) &&
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
 		status = NT_STATUS_TOO_MANY_OPENED_FILES;
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		/* before the open takes a descriptor (budget.c) */
+		status = smbd_budget_handle_check(req->tcon->session);
 	}
 	if (NT_STATUS_IS_OK(status) && a->app_instance) {
 		smbd_durable_app_instance(req->tcon, a->path,

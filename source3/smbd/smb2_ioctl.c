@@ -60,7 +60,8 @@ static uint8_t *vneg_response(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
 
 	push_le32(out, conn->server_caps);
 	memcpy(out + 4, conn->server->server_guid, 16);
-	push_le16(out + 20, smbd_signing_security_mode(conn->server));
+	push_le16(out + 20, smbd_signing_security_mode(conn->server,
+						      conn->dialect));
 	push_le16(out + 22, conn->dialect);
 	return smb2_ioctl_rsp_push(mem_ctx, &rsp, len);
 }

@@ -244,7 +244,8 @@ static uint8_t *negprot_body(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
 			     const struct negprot_ctxs *n, size_t *len)
 {
 	struct smb2_negprot_rsp rsp = {
-		.security_mode = smbd_signing_security_mode(conn->server),
+		.security_mode = smbd_signing_security_mode(conn->server,
+							    conn->dialect),
 		.dialect = conn->dialect,
 		.capabilities = conn->server_caps,
 		.max_transact = conn->max_transact,

@@ -11,6 +11,7 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
+#include "source3/smbd/budget.h"
 #include "source3/smbd/dispatch.h"
 #include "source3/smbd/logon_throttle.h"
 #include "source3/smbd/server.h"
@@ -229,7 +230,7 @@ static NTSTATUS session_keys(struct smbd_session *s,
 		return NT_STATUS_INTERNAL_ERROR;
 	}
 	s->keys = &s->crypto->keys;
-	s->signing_required = smbd_signing_required(conn);
+	s->signing_required = smbd_signing_user_required(conn);
 	ch = smbd_channel_find(s, conn);
 	if (ch != NULL) {
 		/* the first channel signs with the session's key */
@@ -318,19 +319,6 @@ static void previous_session(struct smbd_session *s, uint64_t prev_id)
 	smbd_session_teardown(prev);
 }
 
-/* A connection with an authenticated session or channel: full size */
-static void conn_authenticated(struct smbd_conn *conn)
-{
-	size_t max = conn->max_write > conn->max_read ? conn->max_write :
-		conn->max_read;
-
-	TALLOC_FREE(conn->unauth_timer);
-	if (max < conn->max_transact) {
-		max = conn->max_transact;
-	}
-	smbd_transport_set_max_pdu(conn, max + 64 * 1024);
-}
-
 static void session_established(struct smbd_session *s)
 {
 	const struct auth_session_info *info = auth_session_info(s->auth);
@@ -346,7 +334,8 @@ static void session_established(struct smbd_session *s)
 					"");
 	}
 	TALLOC_FREE(s->auth);
-	conn_authenticated(conn);
+	/* a guest or anonymous logon keeps the pre-auth limits */
+	smbd_budget_conn_update(conn);
 	DBG_INFO("%s: session 0x%llx established (%s%s)\n", conn->peer,
 		 (unsigned long long)s->id,
 		 s->anonymous ? "anonymous" : s->user,
@@ -408,7 +397,8 @@ static NTSTATUS bind_final(struct smbd_channel *ch,
 	}
 	ch->bound = true;
 	TALLOC_FREE(ch->auth);
-	conn_authenticated(conn);
+	conn->bound_user = true;        /* only user sessions bind */
+	smbd_budget_conn_update(conn);
 	DBG_INFO("%s: bound to session 0x%llx of %s (%zu channels)\n",
 		 conn->peer, (unsigned long long)s->id, s->conn->peer,
 		 s->num_channels);

@@ -33,6 +33,9 @@ struct smbd_open_notify;
 struct smbd_oplock_break;
 struct smbd_durable;
 struct smbd_durable_vfs;
+struct smbd_addr_handles;
+struct smbd_rxmem;
+struct smbd_rxmem_user;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -67,6 +70,19 @@ struct smbd_server {
 	struct auth_user_lookup *logon_users;
 	struct smbd_throttle *throttle; /* failed-logon back-off */
 	size_t max_handles_per_conn;
+	/*
+	 * The descriptor budget (budget.c): handles (tcons + opens) of all
+	 * sessions, of guest and anonymous ones, and the limits on them;
+	 * what RLIMIT_NOFILE leaves beyond them is the reserve for
+	 * accepting and authenticating.
+	 */
+	size_t handles_total;
+	size_t handles_untrusted;
+	size_t handle_budget;
+	size_t untrusted_budget;
+	struct smbd_addr_handles *addr_handles; /* per client address */
+	/* bytes buffered for incomplete PDUs, server-wide (rxmem.c) */
+	struct smbd_rxmem *rxmem;
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
 	size_t num_dying_sessions;      /* torn down, not yet freed */
 	size_t channel_waiters;         /* pipelines in channel_wait */
@@ -128,6 +144,15 @@ struct smbd_conn {
 	bool smb1_negprot_done;
 	/* tree connects + opens: each holds an fd (RELIABILITY.md T7) */
 	size_t num_handles;
+	/* guest/anonymous handles of this client address (budget.c) */
+	struct smbd_addr_handles *addr_handles;
+	/*
+	 * Trusted: a valid session that is neither guest nor anonymous, or
+	 * a channel of one.  Untrusted connections keep the pre-auth PDU
+	 * limit and the untrusted timeout (budget.c).
+	 */
+	bool trusted;
+	bool bound_user;                /* a channel of a user session */
 	/* pipes of the splice read mode (smbd/splice_pipe.c), or NULL */
 	struct smbd_pipe_pool *pipes;
 	bool terminating;
@@ -169,6 +194,7 @@ struct smbd_session {
 	uint16_t signing_alg;
 	uint16_t cipher_id;
 	size_t num_handles;             /* tcons + opens, in conn's count */
+	bool handles_untrusted;         /* counted as guest/anonymous ones */
 	bool valid;                     /* authentication completed */
 	/*
 	 * Torn down from another connection (PreviousSessionId) while a

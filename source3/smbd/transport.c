@@ -94,6 +94,43 @@ static struct tevent_req *recv_buf(struct smbd_transport *t, size_t len,
 }
 
 /*
+ * The server-wide receive budget (rxmem.h, issue 11).  rx_reserve: n
+ * bytes for the PDU whose NBT header was just consumed, or false: the
+ * header goes back and the connection waits to be resumed.
+ */
+static bool rx_reserve(struct smbd_transport *t, size_t n)
+{
+	if (t->rxu == NULL) {
+		return true;
+	}
+	if (!smbd_rxmem_charge_or_wait(t->rxu, n)) {
+		t->ra_start -= 4;
+		return false;
+	}
+	t->pdu_charge = n;
+	return true;
+}
+
+/* The PDU being received is complete, or lost. */
+static void rx_release_pdu(struct smbd_transport *t)
+{
+	if (t->rxu != NULL && t->pdu_charge > 0) {
+		smbd_rxmem_release(t->rxu, t->pdu_charge);
+	}
+	t->pdu_charge = 0;
+}
+
+static bool rx_waiting(const struct smbd_transport *t)
+{
+	return t->rxu != NULL && smbd_rxmem_waiting(t->rxu);
+}
+
+static void rx_resume(void *private_data)
+{
+	smbd_transport_recv_start(private_data);
+}
+
+/*
  * Arms a receive that must complete within the PDU timeout (G5: the rest
  * of a PDU follows within SMBD_PDU_TIMEOUT_SECS).  req is what a _send
  * returned (NULL on ENOMEM); false when the connection was terminated.
@@ -141,6 +178,10 @@ static void recv_to_ra(struct smbd_transport *t)
 	if (t->rb != NULL) {
 		t->rb = NULL;
 		TALLOC_FREE(t->rb_hold);        /* PDUs may still hold it */
+		if (t->rxu != NULL) {
+			smbd_rxmem_release(t->rxu, t->rb_charge);
+		}
+		t->rb_charge = 0;
 		t->in = t->ra;
 		t->in_size = t->ra_size;
 	}
@@ -165,11 +206,11 @@ void smbd_transport_recv_start(struct smbd_transport *t)
 	}
 	t->delivering = true;
 	while (!t->paused && !t->congested && t->recv_req == NULL &&
-	       !conn->terminating && recv_next_pdu(t)) {
+	       !conn->terminating && !rx_waiting(t) && recv_next_pdu(t)) {
 	}
 	t->delivering = false;
 	if (t->paused || t->congested || t->recv_req != NULL ||
-	    conn->terminating) {
+	    conn->terminating || rx_waiting(t)) {
 		return;
 	}
 	/* fewer than 4 bytes, an incomplete header: receive more */
@@ -317,13 +358,18 @@ static bool recv_next_pdu(struct smbd_transport *t)
 		return recv_hand_over(t);
 	}
 	if (have == 0 && splice_write_candidate(t)) {
-		recv_write_head(t);
+		if (rx_reserve(t, t->pdu_len)) {
+			recv_write_head(t);
+		}
 		return false;
 	}
 	if (recv_shared(t)) {
 		return false;
 	}
 	/* a buffer of its own: what is here, then the rest in place */
+	if (!rx_reserve(t, t->pdu_len)) {
+		return false;
+	}
 	t->pdu = talloc_size(t, t->pdu_len);
 	if (t->pdu == NULL) {
 		smbd_conn_terminate(t->conn, "out of memory");
@@ -364,10 +410,20 @@ static bool rbuf_switch(struct smbd_transport *t, size_t size)
 		if (alive + size > SMBD_RBUF_LIMIT) {
 			return false;
 		}
-		hold = smbd_rbuf_new(t, t->rbufs, size, &rb);
-		if (hold == NULL) {
+		if (t->rxu != NULL && !smbd_rxmem_try_charge(t->rxu, size)) {
 			return false;
 		}
+		hold = smbd_rbuf_new(t, t->rbufs, size, &rb);
+		if (hold == NULL) {
+			if (t->rxu != NULL) {
+				smbd_rxmem_release(t->rxu, size);
+			}
+			return false;
+		}
+		if (t->rxu != NULL) {
+			smbd_rxmem_release(t->rxu, t->rb_charge);
+		}
+		t->rb_charge = size;
 		memcpy(rb->data, t->in + t->ra_start, have);
 		TALLOC_FREE(t->rb_hold);        /* PDUs may still hold it */
 		t->rb_hold = hold;
@@ -396,7 +452,7 @@ static bool recv_shared(struct smbd_transport *t)
 	size_t size = rbuf_size(frame);
 
 	if (t->ra_size != SMBD_RA_SIZE || t->pdu_is_nbt_request ||
-	    t->max_pdu <= SMBD_MAX_PDU_PREAUTH ||
+	    !conn->trusted ||
 	    t->pdu_len < SMBD_RBUF_SHARE_MIN || frame > size / 2) {
 		return false;
 	}
@@ -455,6 +511,7 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	TALLOC_FREE(subreq);            /* on error, lib/uring keeps pdu */
 	t->recv_req = NULL;
 	t->pdu = NULL;
+	rx_release_pdu(t);
 	if (ret != 0 || nread != t->pdu_len) {
 		smbd_conn_terminate(conn, ret == -ETIMEDOUT ?
 				    "partial PDU timed out" :
@@ -609,6 +666,7 @@ static void recv_write_head_done(struct tevent_req *subreq)
 	t->recv_req = NULL;
 	t->pdu = NULL;
 	if (head == NULL) {
+		rx_release_pdu(t);
 		smbd_conn_terminate(conn, ret == -ETIMEDOUT ?
 				    "partial PDU timed out" :
 				    "connection lost inside a PDU");
@@ -658,6 +716,7 @@ static void recv_write_data_done(struct tevent_req *subreq)
 		recv_write_unsplice(t, head, sp, moved);
 		return;
 	}
+	rx_release_pdu(t);
 	if (ret != 0) {
 		talloc_free(sp);        /* the pipes hold part of it: closed */
 		talloc_free(head);
@@ -699,7 +758,7 @@ int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu)
 	}
 	t->conn = conn;
 	t->got_pdu = got_pdu;
-	t->max_pdu = SMBD_MAX_PDU_PREAUTH;
+	t->max_pdu = (size_t)conn->server->lp->g.untrusted_max_pdu;
 	/* splice mode: a WRITE's payload must stay in the socket */
 	t->ra_size = conn->server->lp->g.write_mode == LP_WRITE_MODE_SPLICE ?
 		4 : SMBD_RA_SIZE;
@@ -711,6 +770,14 @@ int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu)
 	}
 	t->in = t->ra;
 	t->in_size = t->ra_size;
+	if (conn->server->rxmem != NULL) {
+		t->rxu = smbd_rxmem_user_new(t, conn->server->rxmem,
+					     rx_resume, t);
+		if (t->rxu == NULL) {
+			talloc_free(t);
+			return -1;
+		}
+	}
 	talloc_set_destructor(t, transport_destructor);
 	conn->transport = t;
 	smbd_transport_recv_start(t);

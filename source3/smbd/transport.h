@@ -7,12 +7,13 @@
 
 #include "source3/smbd/smbd.h"
 
-/* Pre-authentication PDU cap (RELIABILITY.md G4). */
-#define SMBD_MAX_PDU_PREAUTH (64 * 1024)
+/*
+ * The PDU cap before authentication and for guest/anonymous sessions
+ * (RELIABILITY.md G4) is 'smb2 untrusted max pdu' (budget.c).
+ */
 /* Partial PDU timeout (G5): the rest of a PDU must follow in this time. */
 #define SMBD_PDU_TIMEOUT_SECS 30
-/* Unauthenticated connection timeout (G5). */
-#define SMBD_UNAUTH_TIMEOUT_SECS 60
+/* Unauthenticated connection timeout (G5): 'smb2 untrusted timeout' */
 /* Requests in processing before we stop reading the socket. */
 #define SMBD_MAX_INFLIGHT 512
 
@@ -31,7 +32,10 @@ typedef void (*smbd_pdu_fn)(struct smbd_conn *conn, void *owner, uint8_t *buf,
 			    size_t len);
 
 int smbd_transport_start(struct smbd_conn *conn, smbd_pdu_fn got_pdu);
-/* The largest PDU accepted now: grows after authentication. */
+/*
+ * The largest PDU accepted now: grows when the connection is trusted,
+ * shrinks back when it is not any more (budget.c).
+ */
 void smbd_transport_set_max_pdu(struct smbd_conn *conn, size_t max);
 /* Flow control: stop/resume reading the socket. */
 void smbd_transport_pause(struct smbd_conn *conn, bool pause);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "source3/smbd/rbuf.h"
+#include "source3/smbd/rxmem.h"
 #include "source3/smbd/transport.h"
 
 #define SMBD_SEND_MAX_IOV 1024
@@ -49,6 +50,14 @@ struct smbd_transport {
 	size_t pdu_have;                /* bytes of it already in (a head) */
 	struct smbd_splice *in_splice;  /* a WRITE's payload being received */
 	bool pdu_is_nbt_request;        /* 0x81 session request payload */
+	/*
+	 * Charges against the server's receive budget (rxmem.h): the
+	 * buffer of the PDU being received, the shared buffer received
+	 * into.  NULL rxu: no budget.
+	 */
+	struct smbd_rxmem_user *rxu;
+	size_t pdu_charge;
+	size_t rb_charge;
 	bool nbt_session_done;
 	struct smbd_send_entry *queue;
 	struct tevent_req *send_req;
