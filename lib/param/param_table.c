@@ -145,8 +145,9 @@ const struct lp_param lp_params[] = {
 	{ "smb2 untrusted max open files total", LP_INT,
 	  G(untrusted_max_open_files_total), .def = "0",
 	  .min = 0, .max = 1 << 24 },
+	/* 68 KiB: one 64 KiB WRITE (or READ response) and its headers */
 	{ "smb2 untrusted max pdu", LP_INT, G(untrusted_max_pdu),
-	  .def = "65536", .min = 4096, .max = 8 << 20 },
+	  .def = "69632", .min = 4096, .max = 8 << 20 },
 	{ "smb2 untrusted timeout", LP_INT, G(untrusted_timeout),
 	  .def = "60", .min = 1, .max = 86400 },
 	{ "smb2 max receive buffer", LP_INT, G(max_receive_buffer),

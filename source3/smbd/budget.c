@@ -143,6 +143,25 @@ static bool conn_trusted(const struct smbd_conn *conn)
 	return false;
 }
 
+/*
+ * A guest or anonymous session may write to a guest share, with WRITEs
+ * as large as NEGOTIATE promised (the limit is decided before anyone
+ * logs on): its connection reads full-size PDUs, whose buffers the
+ * server-wide receive budget bounds.  Before a session, the pre-auth
+ * size holds.
+ */
+static bool conn_has_guest(const struct smbd_conn *conn)
+{
+	const struct smbd_session *s = NULL;
+
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		if (s->valid && !s->dying && (s->guest || s->anonymous)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool conn_has_session(const struct smbd_conn *conn)
 {
 	const struct smbd_session *s = NULL;
@@ -249,7 +268,8 @@ void smbd_budget_conn_update(struct smbd_conn *conn)
 	}
 	trusted = conn_trusted(conn);
 	if (conn->transport != NULL) {
-		smbd_transport_set_max_pdu(conn, trusted ?
+		smbd_transport_set_max_pdu(conn, trusted ||
+					   conn_has_guest(conn) ?
 					   trusted_max_pdu(conn) :
 					   (size_t)g->untrusted_max_pdu);
 	}
