@@ -527,10 +527,19 @@ def build_case_dir(base, case, accounts):
 def disk_state(path):
     import grp
     import pwd
-    st = os.lstat(path)
-    return "%s:%s %04o" % (short(pwd.getpwuid(st.st_uid).pw_name),
-                           short(grp.getgrgid(st.st_gid).gr_name),
-                           st.st_mode & 0o7777)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing on disk"
+    try:
+        u = short(pwd.getpwuid(st.st_uid).pw_name)
+    except KeyError:
+        u = str(st.st_uid)
+    try:
+        g = short(grp.getgrgid(st.st_gid).gr_name)
+    except KeyError:
+        g = str(st.st_gid)
+    return "%s:%s %04o" % (u, g, st.st_mode & 0o7777)
 
 
 # ------------------------------------------------------------ servers
@@ -650,6 +659,15 @@ def sp_status(e):
     return None
 
 
+def drop(conn):
+    """Disconnect; a server that already dropped the session may make
+    smbprotocol raise here, which says nothing about the case."""
+    try:
+        conn.disconnect(True)
+    except Exception:
+        pass
+
+
 def logon(srv, user, share):
     conn = Connection(uuid.uuid4(), "127.0.0.1", srv.port,
                       require_signing=False)
@@ -663,10 +681,17 @@ def logon(srv, user, share):
     try:
         sess.connect()
     except SMBResponseException as e:
-        conn.disconnect(True)
+        drop(conn)
         raise Stage("logon: " + sp_status(e))
-    except (OSError, SMBException) as e:
-        conn.disconnect(True)
+    except SMBException as e:
+        drop(conn)
+        # smbprotocol refuses a guest session when the server asked for
+        # signing; other SMBExceptions here are failed authentications
+        if "guest" in str(e):
+            raise Stage("logon: guest, but signing required") from e
+        raise Stage("logon: %s" % type(e).__name__) from e
+    except OSError as e:
+        drop(conn)
         raise Stage("disconnect") from e
     if sess.session_key is not None:
         # SMB 3.1.1 wants a user's requests signed (a guest has no key;
@@ -676,8 +701,11 @@ def logon(srv, user, share):
     try:
         tree.connect(require_secure_negotiate=False)
     except SMBResponseException as e:
-        conn.disconnect(True)
+        drop(conn)
         raise Stage("tree: " + sp_status(e))
+    except (OSError, SMBException) as e:
+        drop(conn)
+        raise Stage("tree: %s" % type(e).__name__) from e
     return conn, sess, tree
 
 
@@ -821,10 +849,7 @@ def run_case(case, servers, accounts):
         except (OSError, SMBException) as e:
             return "disconnect (%s)" % type(e).__name__
         finally:
-            try:
-                conn.disconnect(True)
-            except Exception:
-                pass
+            drop(conn)
 
 
 def report(case, outcome):
@@ -845,6 +870,10 @@ def test_access(case, servers, accounts):
         outcome = "timeout"
         report(case, outcome)
         pytest.fail(str(e))
+    except Exception as e:
+        # every case gets a line in the report, whatever broke
+        report(case, "error: %s" % type(e).__name__)
+        raise
     report(case, outcome)
     assert outcome == case.expect, case.describe()
 
