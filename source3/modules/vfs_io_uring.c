@@ -11,7 +11,7 @@
  * write buffer may point into a larger chunk (a WRITE's data inside its
  * PDU), which lib/uring cannot reference: the caller keeps it alive
  * until the request completes and never frees the request in flight
- * (smb2_write.c hands it to the server instead).
+ * (commands/write.c hands it to the server instead).
  *
  * The kernel looks the fd up when the SQE is submitted, at the end of the
  * loop iteration, not here.  If the open were closed in between (a CLOSE

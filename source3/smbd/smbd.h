@@ -36,6 +36,8 @@ struct smbd_durable_vfs;
 struct smbd_addr_handles;
 struct smbd_rxmem;
 struct smbd_rxmem_user;
+struct smbd_server;
+struct smbd_open;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -43,6 +45,21 @@ struct smbd_rxmem_user;
  * raises to its hard limit at start), so one client cannot starve others.
  */
 #define SMBD_MAX_HANDLES_PER_CONN 16384
+
+/*
+ * What the session and file layers tell the layers above them without
+ * calling them by name (a layer calls only itself and those below it:
+ * docs/architecture.md, "Layers").  Set once at start by
+ * server/server.c; a NULL hook is not called.
+ */
+struct smbd_state_hooks {
+	/* An oplock of open breaks to level: tell its client. */
+	void (*oplock_break)(struct smbd_open *open, uint8_t level);
+	/* open became delete pending: its waiting CHANGE_NOTIFYs end. */
+	void (*delete_pending)(struct smbd_open *open);
+	/* A connection's running requests stopped holding a session. */
+	void (*channels_idle)(struct smbd_server *server);
+};
 
 #define SMBD_LOCK_SEQ_MAX 64
 #define SMBD_LOCK_SEQ_INVALID 0xFF
@@ -55,6 +72,7 @@ struct smbd_server {
 	int cmdline_debuglevel;         /* -d, -1 if not given */
 	bool log_stderr;                /* --debug-stdout */
 	struct smbd_listener *listeners;
+	struct smbd_state_hooks hooks;
 	struct smbd_conn *conns;
 	size_t num_conns;
 	uint8_t server_guid[16];
@@ -139,6 +157,12 @@ struct smbd_conn {
 
 	struct smbd_transport *transport;
 	struct smbd_pipeline *pipeline;
+	/*
+	 * Compounds the pipeline is processing: while not 0, a request may
+	 * hold pointers to sessions and opens (the pipeline counts, the
+	 * session and file layers read).
+	 */
+	size_t requests_running;
 	struct tevent_timer *unauth_timer;
 	struct timeval last_activity;   /* last PDU received ('deadtime') */
 	bool smb1_negprot_done;
@@ -288,7 +312,7 @@ struct smbd_open {
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 	uint64_t position;              /* FilePositionInformation */
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
-	/* CHANGE_NOTIFY watch and waiting requests (smb2_notify.c) */
+	/* CHANGE_NOTIFY watch and waiting requests (commands/change_notify.c) */
 	struct smbd_open_notify *notify;
 	/*
 	 * LOCK replay detection (MS-SMB2 3.3.5.14): the LockSequenceNumber
@@ -390,35 +414,7 @@ typedef NTSTATUS (*smbd_cmd_recv_fn)(struct tevent_req *subreq,
 				     TALLOC_CTX *mem_ctx,
 				     struct smbd_response *rsp);
 
-/* Commands: source3/smbd/smb2_<cmd>.c */
-#define SMBD_CMD(name) \
-	struct tevent_req *smb2_##name##_send(TALLOC_CTX *mem_ctx, \
-					      struct tevent_context *ev, \
-					      struct smbd_request *req); \
-	NTSTATUS smb2_##name##_recv(struct tevent_req *subreq, \
-				    TALLOC_CTX *mem_ctx, \
-				    struct smbd_response *rsp)
-SMBD_CMD(negprot);
-SMBD_CMD(sesssetup);
-SMBD_CMD(logoff);
-SMBD_CMD(tcon);
-SMBD_CMD(tdis);
-SMBD_CMD(create);
-SMBD_CMD(close);
-SMBD_CMD(read);
-SMBD_CMD(write);
-SMBD_CMD(flush);
-SMBD_CMD(query_directory);
-SMBD_CMD(query_info);
-SMBD_CMD(set_info);
-SMBD_CMD(lock);
-SMBD_CMD(echo);
-SMBD_CMD(ioctl);
-SMBD_CMD(notify);
-SMBD_CMD(oplock_break);
-#undef SMBD_CMD
-
-/* Open-file table (source3/smbd/open_files.c) */
+/* Open-file table (source3/smbd/files/open_files.c) */
 struct smbd_open *smbd_open_new(struct smbd_tcon *tcon);
 struct smbd_open *smbd_open_find(struct smbd_tcon *tcon, uint64_t persistent,
 				 uint64_t volatile_id);
@@ -432,10 +428,6 @@ struct smbd_channel *smbd_channel_find(const struct smbd_session *s,
 				       const struct smbd_conn *conn);
 struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
 
-/* A simple command that completes at once: posts its result. */
-struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
-				  struct tevent_context *ev,
-				  NTSTATUS status, struct smbd_response *rsp);
 NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			struct smbd_response *rsp);
 

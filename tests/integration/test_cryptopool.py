@@ -1,5 +1,5 @@
 """Signing and encryption on the crypto pool ("smb2 crypto threads",
-source3/smbd/pipeline_crypto.c): large signed and encrypted WRITEs and
+source3/smbd/pipeline/pipeline_crypto.c): large signed and encrypted WRITEs and
 READs over several connections at once, WRITEs sent back to back so that
 several decrypt in parallel and must still run in order, and clients that
 go away while their large messages are on the pool.  Each runs with the

@@ -33,7 +33,7 @@ MiB = 1024 * 1024
 PAGE = 4096
 MIN_SPLICE = 16384              # "min splice size" on the shares below
 # what one splice pipe takes with the default fs.pipe-max-size (1 MiB):
-# its capacity less one page (source3/smbd/splice_pipe.c)
+# its capacity less one page (source3/smbd/transport/splice_pipe.c)
 CHUNK = MiB - PAGE
 MAX_READ = 8 * MiB
 SIZE = MAX_READ + 3 * MiB + 12345

@@ -1,10 +1,10 @@
 /*
- * Unit tests for the byte-range lock table (source3/smbd/brlock.c):
+ * Unit tests for the byte-range lock table (source3/smbd/files/brlock.c):
  * the conflict matrix, range edges, zero-length locks, wrap-around,
  * all-or-nothing arrays, release when an owner goes, and waiters.
  * The .c is included because smbd is a program, not a library.
  */
-#include "source3/smbd/brlock.c"
+#include "source3/smbd/files/brlock.c"
 #include "tests/unit/unit.h"
 
 /* Owners are compared, never dereferenced: any distinct addresses. */

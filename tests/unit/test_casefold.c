@@ -1,5 +1,5 @@
 /*
- * Unit tests for case-insensitive lookup (source3/smbd/casefold.c): the
+ * Unit tests for case-insensitive lookup (source3/smbd/files/casefold.c): the
  * comparison, and the component resolver against a scratch share through
  * the VFS.  The .c is included because smbd is a program.
  */
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "source3/smbd/casefold.c"
+#include "source3/smbd/files/casefold.c"
 #include "tests/unit/unit.h"
 
 /* base/sh is the share, base/sh2 a sibling outside it */

@@ -1,7 +1,7 @@
 /*
  * Unit tests for the EA list codecs, the security descriptor encoder and
  * the 8.3 short names (lib/smb2/ea_codec.c, secdesc_codec.c,
- * shortname.c), and the mode <-> SD mapping of source3/smbd/secdesc.c
+ * shortname.c), and the mode <-> SD mapping of source3/smbd/files/secdesc.c
  * (included, h2o's t/00unit style, with vfs_fstat stubbed).
  */
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "tests/unit/unit.h"
 #include "lib/smb2/eainfo.h"
 #include "lib/util/byteorder.h"
-#include "source3/smbd/secdesc.c"
+#include "source3/smbd/files/secdesc.c"
 
 /* secdesc.c's VFS calls; the tests use the pure functions */
 NTSTATUS vfs_fstat(struct vfs_fh *fh, struct statx *st)

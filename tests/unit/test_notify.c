@@ -1,5 +1,5 @@
 /*
- * Unit tests for change notification (source3/smbd/notify.c): the
+ * Unit tests for change notification (source3/smbd/files/notify.c): the
  * CompletionFilter -> inotify mask mapping, FILE_NOTIFY_INFORMATION
  * encoding, the buffer-overflow -> NOTIFY_ENUM_DIR decisions, and the
  * watcher on a real directory (inotify) including WATCH_TREE, renames
@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include <sys/stat.h>
-#include "source3/smbd/notify.c"
+#include "source3/smbd/files/notify.c"
 #include "tests/unit/unit.h"
 
 #define FN SMB2_FILE_NOTIFY_CHANGE_FILE_NAME

@@ -1,10 +1,10 @@
 /*
- * Unit tests for the oplock decision table (source3/smbd/oplock.c,
+ * Unit tests for the oplock decision table (source3/smbd/files/oplock.c,
  * smbd_oplock_decide), and the file waiters' wake-up order and
  * withdrawal.  The .c is included because smbd is a program, not a
  * library; the two smbd functions it calls are stubbed here.
  */
-#include "source3/smbd/oplock.c"
+#include "source3/smbd/files/oplock.c"
 #include "tests/unit/unit.h"
 
 static struct smbd_file *stub_file;

@@ -4,9 +4,9 @@
  * The .c is included (h2o's t/00unit style) because smbd is a program,
  * not a library.
  */
-#include "source3/smbd/credits.c"
-#include "source3/smbd/logon_throttle.c"
-#include "source3/smbd/rbuf.c"
+#include "source3/smbd/pipeline/credits.c"
+#include "source3/smbd/session/logon_throttle.c"
+#include "source3/smbd/transport/rbuf.c"
 #include "tests/unit/unit.h"
 
 /* NEGOTIATE uses id 0 and gets its credits; the window moves on. */

@@ -1,0 +1,376 @@
+/*
+ * Durable handles: granting, keeping a disconnected open, reconnecting
+ * it, and its timeout (the scavenger of MS-SMB2 3.3.2.4 is one timer per
+ * disconnected open).  See durable.h.
+ */
+#include <string.h>
+#include <strings.h>
+#include "lib/util/debug.h"
+#include "lib/util/dlist.h"
+#include "lib/param/param.h"
+#include "source3/modules/vfs.h"
+#include "source3/smbd/files/handles.h"
+#include "source3/smbd/files/durable.h"
+#include "source3/smbd/files/oplock.h"
+#include "source3/smbd/files/share_mode.h"
+#include "source3/smbd/files/smbd_files.h"
+
+/*
+ * The share's VFS stack outlives a tcon whose durable opens are kept:
+ * their fds hang below its root.  Freed with the last such open.
+ */
+struct smbd_durable_vfs {
+	struct vfs_handle *vfs;
+	size_t users;
+};
+
+uint32_t smbd_durable_v2_timeout(uint32_t requested)
+{
+	if (requested == 0) {
+		return SMBD_DURABLE_V2_DEFAULT_MS;
+	}
+	return requested > SMBD_DURABLE_V2_MAX_MS ? SMBD_DURABLE_V2_MAX_MS :
+		requested;
+}
+
+/* Who may reconnect: the same account (guest and anonymous by kind). */
+static const char *session_owner(const struct smbd_session *s)
+{
+	if (s->anonymous) {
+		return "\\anonymous";
+	}
+	if (s->guest) {
+		return "\\guest";
+	}
+	return s->user != NULL ? s->user : "";
+}
+
+bool smbd_durable_grant(struct smbd_open *open,
+			const struct smb2_durable_req *d,
+			uint32_t create_action, const uint8_t *app_instance)
+{
+	struct smbd_tcon *tcon = open->tcon;
+	struct smbd_durable *dh = NULL;
+
+	if ((!d->v1_request && !d->v2_request) ||
+	    !tcon->share->durable_handles || open->is_dir ||
+	    open->oplock_level != SMB2_OPLOCK_LEVEL_BATCH) {
+		return false;
+	}
+	dh = talloc_zero(open, struct smbd_durable);
+	if (dh == NULL) {
+		return false;
+	}
+	dh->v2 = d->v2_request;
+	dh->timeout_ms = dh->v2 ? smbd_durable_v2_timeout(d->timeout) :
+		SMBD_DURABLE_V1_TIMEOUT_MS;
+	memcpy(dh->create_guid, d->create_guid, sizeof(dh->create_guid));
+	memcpy(dh->client_guid, tcon->session->conn->client_guid,
+	       sizeof(dh->client_guid));
+	dh->create_action = create_action;
+	if (app_instance != NULL && dh->v2) {
+		dh->has_app_instance = true;
+		memcpy(dh->app_instance_id, app_instance, 16);
+	}
+	dh->owner = talloc_strdup(dh, session_owner(tcon->session));
+	dh->share = talloc_strdup(dh, tcon->share->name);
+	if (dh->owner == NULL || dh->share == NULL) {
+		talloc_free(dh);
+		return false;
+	}
+	open->durable = dh;
+	return true;
+}
+
+/* ---- disconnect and timeout ---- */
+
+static struct smbd_durable_vfs *durable_vfs_hold(struct smbd_tcon *tcon)
+{
+	struct smbd_durable_vfs *h = tcon->durable_vfs;
+
+	if (h == NULL) {
+		h = talloc_zero(tcon->session->conn->server,
+				struct smbd_durable_vfs);
+		if (h == NULL) {
+			return NULL;
+		}
+		h->vfs = talloc_steal(h, tcon->vfs);
+		tcon->durable_vfs = h;
+	}
+	h->users++;
+	return h;
+}
+
+static void durable_vfs_release(struct smbd_durable *dh)
+{
+	struct smbd_durable_vfs *h = dh->vfs;
+
+	dh->vfs = NULL;
+	if (h != NULL && --h->users == 0) {
+		talloc_free(h);
+	}
+}
+
+static void durable_expire(struct tevent_context *ev,
+			   struct tevent_timer *te, struct timeval now,
+			   void *private_data)
+{
+	struct smbd_open *open = talloc_get_type_abort(private_data,
+						       struct smbd_open);
+
+	DBG_NOTICE("durable open of %s timed out: closing it\n", open->name);
+	open->durable->expire = NULL;   /* tevent frees it after this */
+	talloc_free(open);
+}
+
+bool smbd_durable_disconnect(struct smbd_open *open)
+{
+	struct smbd_tcon *tcon = open->tcon;
+	struct smbd_server *server = open->server;
+	struct smbd_durable *dh = open->durable;
+
+	if (dh == NULL || server->shutting_down || open->file == NULL ||
+	    open->oplock_level != SMB2_OPLOCK_LEVEL_BATCH ||
+	    open->oplock_break != NULL) {
+		return false;
+	}
+	/*
+	 * Each keeps an fd no connection counts any more: at most what one
+	 * connection may hold (a quarter of RLIMIT_NOFILE), server-wide.
+	 */
+	if (server->num_disconnected >= server->max_handles_per_conn) {
+		DBG_NOTICE("too many disconnected durable opens: closing %s\n",
+			   open->name);
+		return false;
+	}
+	dh->expire = tevent_add_timer(
+		server->ev, dh,
+		tevent_timeval_current_ofs(dh->timeout_ms / 1000,
+					   (dh->timeout_ms % 1000) * 1000),
+		durable_expire, open);
+	if (dh->expire == NULL) {
+		return false;
+	}
+	dh->vfs = durable_vfs_hold(tcon);
+	if (dh->vfs == NULL) {
+		TALLOC_FREE(dh->expire);
+		return false;
+	}
+	DLIST_REMOVE_SIMPLE(tcon->opens, open);
+	tcon->num_opens--;
+	smbd_handles_add(tcon->session, -1);
+	talloc_steal(server, open);
+	open->tcon = NULL;
+	TALLOC_FREE(open->dir_state);
+	DLIST_ADD_SIMPLE(server->disconnected, open);
+	server->num_disconnected++;
+	DBG_INFO("durable open of %s disconnected for %u ms\n", open->name,
+		 dh->timeout_ms);
+	return true;
+}
+
+void smbd_durable_gone(struct smbd_open *open)
+{
+	struct smbd_server *server = open->server;
+
+	DLIST_REMOVE_SIMPLE(server->disconnected, open);
+	server->num_disconnected--;
+	TALLOC_FREE(open->durable->expire);
+	durable_vfs_release(open->durable);
+}
+
+void smbd_durable_shutdown(struct smbd_server *server)
+{
+	while (server->disconnected != NULL) {
+		talloc_free(server->disconnected);
+	}
+}
+
+/* ---- reconnect ---- */
+
+static struct smbd_open *durable_find(struct smbd_server *server,
+				      const struct smb2_durable_req *d)
+{
+	struct smbd_open *o = NULL;
+
+	for (o = server->disconnected; o != NULL; o = o->next) {
+		if (o->persistent_id == d->file_id.persistent) {
+			return o;
+		}
+	}
+	return NULL;
+}
+
+static bool durable_matches(const struct smbd_open *o,
+			    const struct smb2_durable_req *d)
+{
+	static const uint8_t zero[16];
+
+	if (!d->v2_reconnect) {
+		return true;            /* DHnC reconnects v1 and v2 opens */
+	}
+	return o->durable->v2 &&
+	       memcmp(d->create_guid, zero, sizeof(zero)) != 0 &&
+	       memcmp(d->create_guid, o->durable->create_guid,
+		      sizeof(zero)) == 0;
+}
+
+static void durable_attach(struct smbd_open *open, struct smbd_tcon *tcon)
+{
+	struct smbd_server *server = open->server;
+
+	DLIST_REMOVE_SIMPLE(server->disconnected, open);
+	server->num_disconnected--;
+	TALLOC_FREE(open->durable->expire);
+	open->fh->vfs = tcon->vfs;
+	durable_vfs_release(open->durable);
+	talloc_steal(tcon, open);
+	open->tcon = tcon;
+	DLIST_ADD_SIMPLE(tcon->opens, open);
+	tcon->num_opens++;
+	smbd_handles_add(tcon->session, 1);
+}
+
+NTSTATUS smbd_durable_reconnect(struct smbd_tcon *tcon,
+				const struct smb2_durable_req *d,
+				struct smbd_open **out)
+{
+	struct smbd_open *open = durable_find(tcon->session->conn->server, d);
+
+	if (open == NULL || !durable_matches(open, d) ||
+	    strcmp(open->durable->share, tcon->share->name) != 0) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	if (strcasecmp(open->durable->owner,
+		       session_owner(tcon->session)) != 0) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	if (tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON ||
+	    smbd_handles_full(tcon->session)) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	durable_attach(open, tcon);
+	DBG_INFO("durable open of %s reconnected\n", open->name);
+	*out = open;
+	return NT_STATUS_OK;
+}
+
+/* ---- AppInstanceId (3.3.5.9.13) ---- */
+
+static bool app_instance_match(const struct smbd_open *o, const char *share,
+			       const char *path, const uint8_t id[16])
+{
+	const struct smbd_durable *dh = o->durable;
+
+	return dh != NULL && dh->has_app_instance &&
+	       memcmp(dh->app_instance_id, id, 16) == 0 &&
+	       strcmp(dh->share, share) == 0 && strcmp(o->name, path) == 0;
+}
+
+void smbd_durable_app_instance(struct smbd_tcon *tcon, const char *path,
+			       const uint8_t id[16])
+{
+	struct smbd_server *server = tcon->session->conn->server;
+	const char *share = tcon->share->name;
+	struct smbd_conn *c = NULL;
+	struct smbd_session *s = NULL;
+	struct smbd_tcon *t = NULL;
+	struct smbd_open *o = NULL, *next = NULL;
+
+	for (o = server->disconnected; o != NULL; o = next) {
+		next = o->next;
+		if (app_instance_match(o, share, path, id)) {
+			talloc_free(o);
+		}
+	}
+	for (c = server->conns; c != NULL; c = c->next) {
+		if (c != tcon->session->conn && c->requests_running > 0) {
+			continue;       /* what it runs may hold the open */
+		}
+		for (s = c->sessions; s != NULL; s = s->next) {
+			for (t = s->tcons; t != NULL; t = t->next) {
+				for (o = t->opens; o != NULL; o = next) {
+					next = o->next;
+					if (app_instance_match(o, share, path,
+							       id)) {
+						DBG_INFO("closing %s: same "
+							 "AppInstanceId\n",
+							 o->name);
+						talloc_free(o);
+					}
+				}
+			}
+		}
+	}
+}
+
+/* ---- replay of a CREATE (3.3.5.9.10) ---- */
+
+static bool replay_match(const struct smbd_open *o, const uint8_t guid[16],
+			 const struct smbd_session *s)
+{
+	const struct smbd_durable *dh = o->durable;
+
+	return dh != NULL && dh->v2 &&
+	       memcmp(dh->create_guid, guid, sizeof(dh->create_guid)) == 0 &&
+	       memcmp(dh->client_guid, s->conn->client_guid,
+		      sizeof(dh->client_guid)) == 0 &&
+	       strcasecmp(dh->owner, session_owner(s)) == 0;
+}
+
+struct smbd_open *smbd_durable_replay_find(struct smbd_session *s,
+					   const uint8_t create_guid[16])
+{
+	static const uint8_t zero[16];
+	struct smbd_conn *c = NULL;
+	struct smbd_session *ss = NULL;
+	struct smbd_tcon *t = NULL;
+	struct smbd_open *o = NULL;
+
+	if (memcmp(create_guid, zero, sizeof(zero)) == 0) {
+		return NULL;
+	}
+	for (c = s->conn->server->conns; c != NULL; c = c->next) {
+		for (ss = c->sessions; ss != NULL; ss = ss->next) {
+			for (t = ss->tcons; t != NULL; t = t->next) {
+				for (o = t->opens; o != NULL; o = o->next) {
+					if (replay_match(o, create_guid, s)) {
+						return o;
+					}
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+/* ---- another open meets a disconnected one ---- */
+
+bool smbd_durable_contend(struct smbd_server *server, const struct statx *st,
+			  uint32_t access, uint32_t disposition)
+{
+	struct smbd_file *f = NULL;
+	struct smbd_open *o = NULL, *next = NULL;
+	bool closed = false;
+
+	if (server->num_disconnected == 0) {
+		return false;
+	}
+	if ((access & ~SMBD_OPLOCK_STAT_ACCESS) == 0 &&
+	    disposition != SMB2_FILE_SUPERSEDE &&
+	    disposition != SMB2_FILE_OVERWRITE &&
+	    disposition != SMB2_FILE_OVERWRITE_IF) {
+		return false;           /* a stat open breaks no oplock */
+	}
+	f = smbd_file_find(server, st);
+	for (o = f != NULL ? f->opens : NULL; o != NULL; o = next) {
+		next = o->file_next;
+		if (o->tcon == NULL) {
+			DBG_INFO("closing disconnected durable open of %s: "
+				 "its oplock cannot be broken\n", o->name);
+			closed = true;
+			talloc_free(o);         /* the last one frees f */
+		}
+	}
+	return closed;
+}

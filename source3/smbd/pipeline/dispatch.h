@@ -1,0 +1,44 @@
+/*
+ * The dispatch table (STYLE.md rule 23): per opcode, what the pipeline
+ * checks before the command runs, and the command's functions.
+ */
+#ifndef RINGSMB_SMBD_DISPATCH_H
+#define RINGSMB_SMBD_DISPATCH_H
+
+#include "source3/smbd/smbd.h"
+
+enum smbd_need {
+	SMBD_NEED_NONE = 0,
+	SMBD_NEED_SESSION,
+	SMBD_NEED_TCON,
+};
+
+/* Called with the complete response of the element (header first). */
+typedef void (*smbd_on_response_fn)(struct smbd_request *req,
+				    NTSTATUS status, const struct iovec *iov,
+				    int iovcnt);
+
+struct smbd_cmd {
+	const char *name;
+	enum smbd_need need;
+	/* body offset of the FileId to resolve; 0: none */
+	uint16_t fileid_ofs;
+	/*
+	 * The FileId may be all 0xFF outside a related compound: no file
+	 * (IOCTLs such as VALIDATE_NEGOTIATE_INFO); req->open stays NULL.
+	 */
+	bool fileid_optional;
+	/* not 0: the FileId is there only in a body of this size */
+	uint16_t fileid_body_len;
+	/* body offsets of the 32-bit lengths CreditCharge must cover */
+	uint16_t charge_ofs;
+	uint16_t charge_ofs2;
+	smbd_cmd_send_fn send;
+	smbd_cmd_recv_fn recv;
+	smbd_on_response_fn on_response;
+};
+
+/* NULL: not implemented (the pipeline answers STATUS_NOT_SUPPORTED). */
+const struct smbd_cmd *smbd_cmd_lookup(uint16_t opcode);
+
+#endif

@@ -1,0 +1,305 @@
+/*
+ * Server start-up, configuration (re)loading and signals.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/crypto/crypto.h"
+#include "config.h"
+#include "lib/auth/passdb.h"
+#include "source3/smbd/files/handles.h"
+#include "source3/smbd/session/identity.h"
+#include "lib/param/param.h"
+#include "lib/uring/uring.h"
+#include "lib/util/debug.h"
+#include "lib/util/nttime.h"
+#include "source3/smbd/session/budget.h"
+#include "source3/smbd/files/durable.h"
+#include "source3/smbd/session/logon_throttle.h"
+#include "source3/smbd/transport/rxmem.h"
+#include "source3/smbd/commands/commands.h"
+#include "source3/smbd/server/server.h"
+#include "source3/smbd/transport/transport.h"
+#include "source3/smbd/server/listener.h"
+#include "source3/smbd/pipeline/pipeline.h"
+
+static void print_diags(const struct lp_diag *d)
+{
+	for (; d != NULL; d = d->next) {
+		if (d->severity == LP_DIAG_ERROR) {
+			DBG_ERR("%s\n", d->message);
+		} else {
+			DBG_WARNING("%s\n", d->message);
+		}
+	}
+}
+
+static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file)
+{
+	struct loadparm *lp = NULL;
+	struct lp_diag *diags = NULL;
+	int ret;
+
+	if (file == NULL && access(lp_default_config_file(), R_OK) != 0) {
+		DBG_NOTICE("no %s: using the embedded default "
+			   "configuration\n", lp_default_config_file());
+		return lp_load_default(mem_ctx);
+	}
+	if (file == NULL) {
+		file = lp_default_config_file();
+	}
+	ret = lp_load_file(mem_ctx, file, &lp, &diags);
+	print_diags(diags);
+	if (ret != 0) {
+		DBG_ERR("cannot load %s: see the errors above\n", file);
+		return NULL;
+	}
+	return lp;
+}
+
+/*
+ * --debug-stdout and the foreground log to stderr; a daemon logs to
+ * 'log file', by default PREFIX/var/log.smbd (stderr is /dev/null then).
+ */
+static void setup_logging(const struct loadparm *lp, int debuglevel,
+			  bool log_stderr)
+{
+	int level = debuglevel >= 0 ? debuglevel : lp->g.log_level;
+	const char *file = lp->g.log_file;
+
+	if (log_stderr) {
+		file = NULL;
+	} else if (file == NULL || file[0] == '\0') {
+		file = RINGSMB_PREFIX "/var/log.smbd";
+	}
+	debug_setup(level, file);
+}
+
+/*
+ * The smbpasswd file; a missing file is an empty database.  Edits made
+ * by smbpasswd apply to the next session setup (passdb reloads itself).
+ */
+static int load_passdb(struct smbd_server *server)
+{
+	const struct lp_global *g = &server->lp->g;
+	char *path = passdb_path_from_config(server, g->smb_passwd_file,
+					     g->private_dir);
+	char *err = NULL;
+
+	TALLOC_FREE(server->passdb);
+	if (path == NULL ||
+	    passdb_load(server, path, &server->passdb, &err) != 0) {
+		DBG_ERR("cannot load the password database %s: %s\n",
+			path != NULL ? path : "?", err != NULL ? err : "");
+		return -1;
+	}
+	DBG_NOTICE("%zu accounts in %s\n",
+		   passdb_num_users(server->passdb), path);
+	return 0;
+}
+
+static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
+			  int signum, int count, void *siginfo, void *private)
+{
+	struct smbd_server *server = private;
+
+	DBG_NOTICE("got signal %d: shutting down\n", signum);
+	server->shutting_down = true;
+}
+
+static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
+			 int signum, int count, void *siginfo, void *private)
+{
+	struct smbd_server *server = private;
+	struct loadparm *lp = NULL;
+
+	/* the log file may be created anew: with root's group */
+	unix_token_unbecome_full();
+	if (server->config_file == NULL) {
+		DBG_NOTICE("SIGHUP: embedded default, nothing to reload\n");
+		return;
+	}
+	lp = load_config(server, server->config_file);
+	if (lp == NULL) {
+		DBG_ERR("SIGHUP: keeping the old configuration\n");
+		return;
+	}
+	/*
+	 * Tree connects keep pointers to their lp_share; keep the old
+	 * configuration alive under the new one until the process ends.
+	 * Reloads are rare, so this bounded growth is accepted.
+	 */
+	talloc_steal(lp, server->lp);
+	server->lp = lp;
+	setup_logging(lp, server->cmdline_debuglevel, server->log_stderr);
+	/*
+	 * The password database reloads itself when its file changes; a new
+	 * 'smb passwd file' path needs a restart (in-flight logons hold the
+	 * current database).
+	 */
+	DBG_NOTICE("SIGHUP: configuration reloaded\n");
+}
+
+/* Samba's 'deadtime': idle connections with nothing open are closed. */
+#define SMBD_DEADTIME_CHECK_SECS 30
+
+static bool conn_has_opens(const struct smbd_conn *conn)
+{
+	const struct smbd_session *s = NULL;
+	const struct smbd_tcon *t = NULL;
+
+	for (s = conn->sessions; s != NULL; s = s->next) {
+		for (t = s->tcons; t != NULL; t = t->next) {
+			if (t->num_opens > 0) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void deadtime_check(struct tevent_context *ev, struct tevent_timer *te,
+			   struct timeval now, void *private_data)
+{
+	struct smbd_server *server = private_data;
+	int deadtime = server->lp->g.deadtime;
+	struct smbd_conn *conn = NULL, *next = NULL;
+
+	server->deadtime_timer = tevent_add_timer(
+		ev, server, tevent_timeval_current_ofs(
+			SMBD_DEADTIME_CHECK_SECS, 0), deadtime_check, server);
+	if (deadtime <= 0) {
+		return;
+	}
+	for (conn = server->conns; conn != NULL; conn = next) {
+		next = conn->next;
+		if (tevent_timeval_until(&conn->last_activity, &now).tv_sec >=
+		    (time_t)deadtime * 60 && !conn_has_opens(conn)) {
+			smbd_conn_terminate(conn, "idle for 'deadtime'");
+		}
+	}
+}
+
+static size_t handles_per_conn(void)
+{
+	struct rlimit rl;
+	size_t n = SMBD_MAX_HANDLES_PER_CONN;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 4 < n) {
+		n = rl.rlim_cur / 4 > 0 ? rl.rlim_cur / 4 : 1;
+	}
+	return n;
+}
+
+static int setup_signals(struct smbd_server *server)
+{
+	if (tevent_add_signal(server->ev, server, SIGTERM, 0, smbd_sig_term,
+			      server) == NULL ||
+	    tevent_add_signal(server->ev, server, SIGINT, 0, smbd_sig_term,
+			      server) == NULL ||
+	    tevent_add_signal(server->ev, server, SIGHUP, 0, smbd_sig_hup,
+			      server) == NULL) {
+		return -1;
+	}
+	return 0;
+}
+
+struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
+				    const char *configfile, int debuglevel,
+				    bool log_stderr)
+{
+	struct smbd_server *server = talloc_zero(mem_ctx, struct smbd_server);
+
+	if (server == NULL) {
+		return NULL;
+	}
+	server->config_file = configfile;
+	server->lp = load_config(server, configfile);
+	if (server->lp == NULL) {
+		return NULL;
+	}
+	server->throttle = smbd_throttle_new(server);
+	if (server->throttle == NULL || load_passdb(server) != 0) {
+		return NULL;
+	}
+	server->cmdline_debuglevel = debuglevel;
+	server->log_stderr = log_stderr;
+	setup_logging(server->lp, debuglevel, log_stderr);
+	return server;
+}
+
+/*
+ * The lower layers' events, to the layers that act on them (smbd.h,
+ * struct smbd_state_hooks): the server is the one place that knows
+ * every layer.
+ */
+static const struct smbd_state_hooks state_hooks = {
+	.oplock_break = smbd_pipeline_send_oplock_break,
+	.delete_pending = smbd_notify_delete_pending,
+	.channels_idle = smbd_pipeline_channels_idle,
+};
+
+/*
+ * Everything that must be created in the process that serves: the event
+ * context and the ring (SINGLE_ISSUER: after any fork), the listeners.
+ */
+int smbd_server_start(struct smbd_server *server)
+{
+	server->hooks = state_hooks;
+	server->ev = tevent_context_init(server);
+	if (server->ev == NULL) {
+		return -1;
+	}
+	if (!server->lp->g.io_uring) {
+		uring_ev_disable(server->ev);
+	}
+	server->ring = uring_ev_get(server->ev);
+	DBG_NOTICE("io_uring: %s\n", server->ring ? "on" : "off");
+	if (smbd_identities_init(server) != 0) {
+		return -1;
+	}
+	smbd_crypto_pool_start(server);
+	crypto_random(server->server_guid, sizeof(server->server_guid));
+	server->start_time = nttime_now();
+	crypto_random(&server->session_id_salt,
+		      sizeof(server->session_id_salt));
+	server->next_session_id = 1;
+	server->max_handles_per_conn = handles_per_conn();
+	smbd_handles_init(server);
+	server->rxmem = smbd_rxmem_new(
+		server, server->ev,
+		(size_t)server->lp->g.max_receive_buffer * 1024 * 1024);
+	if (server->rxmem == NULL) {
+		return -1;
+	}
+	server->next_file_id = 1;
+	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
+		return -1;
+	}
+	server->deadtime_timer = tevent_add_timer(
+		server->ev, server, tevent_timeval_current_ofs(
+			SMBD_DEADTIME_CHECK_SECS, 0), deadtime_check, server);
+	return server->deadtime_timer != NULL ? 0 : -1;
+}
+
+int smbd_server_run(struct smbd_server *server)
+{
+	DBG_NOTICE("smbd version %s started\n", RINGSMB_VERSION);
+	while (!server->shutting_down) {
+		if (tevent_loop_once(server->ev) != 0 && errno != EINTR) {
+			DBG_ERR("event loop failed: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	/* Free connections first: their destructors close sockets. */
+	while (server->conns != NULL) {
+		talloc_free(server->conns);
+	}
+	smbd_crypto_pool_stop(server);
+	/* before the file table they are listed in */
+	smbd_durable_shutdown(server);
+	return 0;
+}
