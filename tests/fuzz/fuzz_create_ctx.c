@@ -3,7 +3,7 @@
  * smb2_create_ctx_parse(), the lease and durable handle pulls, then a
  * round trip: what parses, pushed as a
  * response chain, must parse again to the same names and data.
- * Seed corpus: tests/fuzz/corpus/create_ctx/ (from test_smb2).
+ * Seed corpus: tests/fuzz/corpus/create_ctx/ (from test_smb2_frame).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * tried as an SMB1 NEGOTIATE (multi-protocol negotiate), as a whole SMB2
  * NEGOTIATE PDU, and as a NEGOTIATE body behind a valid header; what
  * parses is run through the typed context pulls and a response push.
- * Seed corpus: tests/fuzz/corpus/negotiate/ (from test_smb2).
+ * Seed corpus: tests/fuzz/corpus/negotiate/ (from test_smb2_frame).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * runs it: compound carving, the per-element check, and the request
  * pull for each element's opcode; then what the daemon does next with
  * the pulled pointers (names to UTF-8, contexts, lock elements).
- * Seed corpus: tests/fuzz/corpus/smb2_request/ (from test_smb2).
+ * Seed corpus: tests/fuzz/corpus/smb2_request/ (from test_smb2_frame).
  */
 #include <stdlib.h>
 #include <string.h>
