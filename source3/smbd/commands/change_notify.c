@@ -275,13 +275,6 @@ NTSTATUS smbd_notify_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 {
 	struct smb2_notify_state *state = tevent_req_data(
 		subreq, struct smb2_notify_state);
-	NTSTATUS status;
-
-	if (tevent_req_is_nterror(subreq, &status)) {
-		return status;
-	}
-	*rsp = state->rsp;
-	rsp->status = NT_STATUS_OK;
-	talloc_steal(mem_ctx, rsp->body);
-	return NT_STATUS_OK;
+	state->rsp.status = NT_STATUS_OK;
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

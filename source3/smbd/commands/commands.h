@@ -162,4 +162,13 @@ struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  NTSTATUS status, struct smbd_response *rsp);
 
+/*
+ * simple.c: the tail every command's _recv shares: subreq's error, or
+ * the response its state kept (done), moved to mem_ctx with what it
+ * holds (body, payload, splice pipes).
+ */
+NTSTATUS smbd_response_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			    struct smbd_response *done,
+			    struct smbd_response *rsp);
+
 #endif

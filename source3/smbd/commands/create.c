@@ -741,12 +741,5 @@ NTSTATUS smbd_create_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 {
 	struct smb2_create_state *state = tevent_req_data(
 		subreq, struct smb2_create_state);
-	NTSTATUS status;
-
-	if (tevent_req_is_nterror(subreq, &status)) {
-		return status;
-	}
-	*rsp = state->rsp;
-	talloc_steal(mem_ctx, rsp->body);
-	return NT_STATUS_OK;
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

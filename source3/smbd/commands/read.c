@@ -376,15 +376,6 @@ NTSTATUS smbd_read_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 {
 	struct smb2_read_state *state = tevent_req_data(
 		subreq, struct smb2_read_state);
-	NTSTATUS status;
-
-	if (tevent_req_is_nterror(subreq, &status)) {
-		return status;
-	}
 	state->rsp.status = NT_STATUS_OK;
-	*rsp = state->rsp;
-	talloc_steal(mem_ctx, rsp->body);
-	talloc_steal(mem_ctx, rsp->payload_owner);
-	talloc_steal(mem_ctx, rsp->splice);
-	return NT_STATUS_OK;
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

@@ -588,14 +588,7 @@ NTSTATUS smbd_sesssetup_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 {
 	struct sesssetup_state *state = tevent_req_data(
 		subreq, struct sesssetup_state);
-	NTSTATUS status;
-
-	if (tevent_req_is_nterror(subreq, &status)) {
-		return status;
-	}
-	*rsp = state->rsp;
-	talloc_steal(mem_ctx, rsp->body);
-	return NT_STATUS_OK;
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }
 
 /* 3.1.1: every leg but the final success goes into the session's hash */

@@ -31,20 +31,29 @@ struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
 	return tevent_req_post(req, ev);
 }
 
-NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
-			struct smbd_response *rsp)
+NTSTATUS smbd_response_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			    struct smbd_response *done,
+			    struct smbd_response *rsp)
 {
-	struct smbd_done_state *state = tevent_req_data(
-		subreq, struct smbd_done_state);
 	NTSTATUS status;
 
 	if (tevent_req_is_nterror(subreq, &status)) {
 		return status;
 	}
-	*rsp = state->rsp;
+	*rsp = *done;
 	talloc_steal(mem_ctx, rsp->body);
 	talloc_steal(mem_ctx, rsp->payload_owner);
+	talloc_steal(mem_ctx, rsp->splice);
 	return NT_STATUS_OK;
+}
+
+NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			struct smbd_response *rsp)
+{
+	struct smbd_done_state *state = tevent_req_data(
+		subreq, struct smbd_done_state);
+
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }
 
 /* ECHO (MS-SMB2 3.3.5.13): an empty 4-byte response. */

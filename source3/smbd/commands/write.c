@@ -364,13 +364,6 @@ NTSTATUS smbd_write_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 {
 	struct smb2_write_state *state = tevent_req_data(
 		subreq, struct smb2_write_state);
-	NTSTATUS status;
-
-	if (tevent_req_is_nterror(subreq, &status)) {
-		return status;
-	}
 	state->rsp.status = NT_STATUS_OK;
-	*rsp = state->rsp;
-	talloc_steal(mem_ctx, rsp->body);
-	return NT_STATUS_OK;
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

@@ -15,11 +15,12 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	},
 	[SMB2_OP_SESSSETUP] = {
 		"SESSION_SETUP", SMBD_NEED_NONE,
+		.frees_session_state = true, .sets_signing_key = true,
 		.send = smbd_sesssetup_send, .recv = smbd_sesssetup_recv,
 		.on_response = smbd_sesssetup_on_response,
 	},
 	[SMB2_OP_LOGOFF] = {
-		"LOGOFF", SMBD_NEED_SESSION,
+		"LOGOFF", SMBD_NEED_SESSION, .frees_session_state = true,
 		.send = smbd_logoff_send, .recv = smbd_logoff_recv,
 	},
 	[SMB2_OP_TCON] = {
@@ -27,25 +28,27 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 		.send = smbd_tcon_send, .recv = smbd_tcon_recv,
 	},
 	[SMB2_OP_TDIS] = {
-		"TREE_DISCONNECT", SMBD_NEED_TCON,
+		"TREE_DISCONNECT", SMBD_NEED_TCON, .frees_session_state = true,
 		.send = smbd_tdis_send, .recv = smbd_tdis_recv,
 	},
 	[SMB2_OP_CREATE] = {
-		"CREATE", SMBD_NEED_TCON,
+		"CREATE", SMBD_NEED_TCON, .may_change = true,
+		.opens_file = true,
 		.send = smbd_create_send, .recv = smbd_create_recv,
 	},
 	[SMB2_OP_CLOSE] = {
 		"CLOSE", SMBD_NEED_TCON, .fileid_ofs = 0x08,
+		.may_change = true, .frees_session_state = true,
 		.send = smbd_close_send, .recv = smbd_close_recv,
 	},
 	[SMB2_OP_READ] = {
 		"READ", SMBD_NEED_TCON, .fileid_ofs = 0x10,
-		.charge_ofs = 0x04,
+		.charge_ofs = 0x04, .io_offset_ofs = 0x08,
 		.send = smbd_read_send, .recv = smbd_read_recv,
 	},
 	[SMB2_OP_WRITE] = {
 		"WRITE", SMBD_NEED_TCON, .fileid_ofs = 0x10,
-		.charge_ofs = 0x04,
+		.charge_ofs = 0x04, .io_offset_ofs = 0x08, .may_change = true,
 		.send = smbd_write_send, .recv = smbd_write_recv,
 	},
 	[SMB2_OP_FLUSH] = {
@@ -59,7 +62,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_IOCTL] = {
 		"IOCTL", SMBD_NEED_TCON, .fileid_ofs = 0x08,
 		.fileid_optional = true, .charge_ofs = 0x1C,
-		.charge_ofs2 = 0x2C,
+		.charge_ofs2 = 0x2C, .may_change = true,
 		.send = smbd_ioctl_send, .recv = smbd_ioctl_recv,
 	},
 	[SMB2_OP_ECHO] = {
@@ -80,7 +83,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	/* MS-SMB2 2.2.39: FileId follows AdditionalInformation at 0x10 */
 	[SMB2_OP_SET_INFO] = {
 		"SET_INFO", SMBD_NEED_TCON, .fileid_ofs = 0x10,
-		.charge_ofs = 0x04,
+		.charge_ofs = 0x04, .may_change = true,
 		.send = smbd_set_info_send, .recv = smbd_set_info_recv,
 	},
 	/* OutputBufferLength at 0x04 is what CreditCharge must cover */

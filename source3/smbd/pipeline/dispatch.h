@@ -33,6 +33,24 @@ struct smbd_cmd {
 	/* body offsets of the 32-bit lengths CreditCharge must cover */
 	uint16_t charge_ofs;
 	uint16_t charge_ofs2;
+	/*
+	 * READ and WRITE: the body offset of the 64-bit file Offset (their
+	 * Length is at charge_ofs); the scheduler runs lone I/O to
+	 * disjoint ranges side by side (pipeline_sched.c).
+	 */
+	uint16_t io_offset_ofs;
+	/* may change a directory: watchers are told after (notify) */
+	bool may_change;
+	/*
+	 * may free what a command on another channel of the session uses
+	 * (a handle, a tree connect, the session): waits until no other
+	 * channel runs one (pipeline.c, channel_wait)
+	 */
+	bool frees_session_state;
+	/* its success installs new signing keys for the rest (3.3.5.5.3) */
+	bool sets_signing_key;
+	/* its status is what related operations after it inherit */
+	bool opens_file;
 	smbd_cmd_send_fn send;
 	smbd_cmd_recv_fn recv;
 	smbd_on_response_fn on_response;

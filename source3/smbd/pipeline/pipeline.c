@@ -719,6 +719,14 @@ static void inherit_resolved(struct smbd_compound *c,
 	}
 }
 
+/* A CREATE: related operations after it inherit its status. */
+static bool pdu_opens_file(const struct smb2_pdu *pdu)
+{
+	const struct smbd_cmd *sc = smbd_cmd_lookup(pdu->hdr.command);
+
+	return sc != NULL && sc->opens_file;
+}
+
 /*
  * Starts the current element; returns false when it completed (or the
  * connection is going away) without starting a command.
@@ -783,7 +791,7 @@ static bool element_run(struct smbd_compound *c)
 		status = smbd_encryption_check(c->req, c->crypto != NULL);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
-		if (pdu->hdr.command == SMB2_OP_CREATE) {
+		if (pdu_opens_file(pdu)) {
 			c->related_status = status;
 		}
 		sign_error(c, pdu);
@@ -829,12 +837,10 @@ static bool channel_wait(struct smbd_compound *c)
 {
 	const struct smb2_pdu *pdu = &c->pdus[c->cur];
 	bool related = pdu->hdr.flags & SMB2_FLAGS_RELATED_OPERATIONS;
-	uint16_t cmd = pdu->hdr.command;
 	const struct smbd_session *s = NULL;
+	const struct smbd_cmd *sc = smbd_cmd_lookup(pdu->hdr.command);
 
-	if (c->conn->dialect == 0 ||
-	    (cmd != SMB2_OP_CLOSE && cmd != SMB2_OP_TDIS &&
-	     cmd != SMB2_OP_LOGOFF && cmd != SMB2_OP_SESSSETUP)) {
+	if (c->conn->dialect == 0 || sc == NULL || !sc->frees_session_state) {
 		return false;
 	}
 	s = smbd_session_find(c->conn, related ? c->session_id :
@@ -889,7 +895,7 @@ static void remember_related(struct smbd_compound *c, NTSTATUS status)
 		c->file_volatile = req->created->volatile_id;
 		c->have_file = true;
 	}
-	if (pdu->hdr.command == SMB2_OP_CREATE) {
+	if (pdu_opens_file(pdu)) {
 		c->related_status = status;
 	}
 }
@@ -912,7 +918,7 @@ static void element_done(struct tevent_req *subreq)
 	}
 	remember_related(c, status);
 	if (NT_STATUS_IS_OK(status) && NT_STATUS_IS_OK(rsp.status) &&
-	    c->cmd->send == smbd_sesssetup_send && c->req->session != NULL &&
+	    c->cmd->sets_signing_key && c->req->session != NULL &&
 	    c->req->session->keys != NULL) {
 		const struct smbd_channel *ch = smbd_channel_find(
 			c->req->session, c->conn);
@@ -968,12 +974,10 @@ static bool compound_may_change(const struct smbd_compound *c)
 	size_t i;
 
 	for (i = 0; i < c->count; i++) {
-		switch (c->pdus[i].hdr.command) {
-		case SMB2_OP_CREATE:
-		case SMB2_OP_CLOSE:
-		case SMB2_OP_WRITE:
-		case SMB2_OP_SET_INFO:
-		case SMB2_OP_IOCTL:
+		const struct smbd_cmd *sc = smbd_cmd_lookup(
+			c->pdus[i].hdr.command);
+
+		if (sc != NULL && sc->may_change) {
 			return true;
 		}
 	}

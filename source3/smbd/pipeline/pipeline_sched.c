@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "lib/util/byteorder.h"
 #include "lib/util/dlist.h"
+#include "source3/smbd/pipeline/dispatch.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/transport/transport.h"
 
@@ -51,26 +52,27 @@ void smbd_compound_drop(struct smbd_compound *c)
 /*
  * A READ or WRITE alone in its PDU (not a compound, not a spliced WRITE):
  * may run beside other lone I/O.  *write tells which; [*off, *end) the
- * bytes it touches, from its body (READ and WRITE keep Length at 4 and
- * Offset at 8).  A WRITE at the end of file (Offset 2^64-1) or a range
- * that wraps touches everything.
+ * bytes it touches, from its body (the dispatch table has where Length
+ * and Offset are; of the two, WRITE is the one that changes the file).
+ * A WRITE at the end of file (Offset 2^64-1) or a range that wraps
+ * touches everything.
  */
 static bool lone_io(const struct smbd_compound *c, bool *write,
 		    uint64_t *off, uint64_t *end)
 {
 	const struct smb2_pdu *pdu = &c->pdus[0];
-	uint16_t cmd = pdu->hdr.command;
+	const struct smbd_cmd *sc = smbd_cmd_lookup(pdu->hdr.command);
 	uint64_t len;
 
-	if (c->count != 1 || c->conn->dialect == 0 ||
-	    (cmd != SMB2_OP_READ && cmd != SMB2_OP_WRITE) ||
-	    !NT_STATUS_IS_OK(pdu->status) || c->in_splice != NULL ||
-	    pdu->body_len < 16) {
+	if (c->count != 1 || c->conn->dialect == 0 || sc == NULL ||
+	    sc->io_offset_ofs == 0 || !NT_STATUS_IS_OK(pdu->status) ||
+	    c->in_splice != NULL ||
+	    pdu->body_len < (size_t)sc->io_offset_ofs + 8) {
 		return false;
 	}
-	*write = cmd == SMB2_OP_WRITE;
-	len = pull_le32(pdu->body + 4);
-	*off = pull_le64(pdu->body + 8);
+	*write = sc->may_change;
+	len = pull_le32(pdu->body + sc->charge_ofs);
+	*off = pull_le64(pdu->body + sc->io_offset_ofs);
 	*end = *off + len;
 	if (*end < *off || (*write && *off == UINT64_MAX)) {
 		*off = 0;
