@@ -1,5 +1,6 @@
 /*
- * vfs_io_uring: pread, pwrite and fsync as ring operations (lib/uring).
+ * vfs_io_uring: pread, pwrite, fsync and splice as ring operations
+ * (lib/uring).
  *
  * The ring is the event context's (uring_ev_get), shared by every share
  * and connection of the worker, so a loop iteration costs one submit
@@ -24,8 +25,43 @@
 #include "source3/modules/vfs.h"
 #include "lib/uring/uring.h"
 
+/*
+ * The arguments of one call as its _send op received them.  Each op's
+ * start reads the fields it needs; the struct lives on the _send op's
+ * stack and is read only while the ring request is being started
+ * (NULL for fsync, which needs none).
+ */
+struct vfs_io_uring_args {
+	void *buf;                              /* pread */
+	const void *wbuf;                       /* pwrite */
+	size_t len;                             /* pread, pwrite, splice_read */
+	uint64_t off;
+	int pipe_wr;                            /* splice_read */
+	const struct uring_splice_src *src;     /* splice_write */
+	unsigned n;                             /* splice_write */
+	void *keep;                             /* splice_read, splice_write */
+};
+
+/*
+ * What differs between the operations.  start begins the lib/uring
+ * request under mem_ctx while the ring stages SQEs with the handle's
+ * personality; finish reads its result: 0 and *count (which starts at
+ * 0), or -errno.
+ */
+typedef struct tevent_req *(*vfs_io_uring_start_fn)(
+	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
+	int fd, const struct vfs_io_uring_args *a);
+typedef int (*vfs_io_uring_finish_fn)(struct tevent_req *subreq,
+				      size_t *count);
+
+struct vfs_io_uring_op {
+	vfs_io_uring_start_fn start;
+	vfs_io_uring_finish_fn finish;
+};
+
 struct io_uring_state {
-	struct vfs_io_state io;
+	struct vfs_io_state io;         /* first: vfs_io_recv reads it */
+	const struct vfs_io_uring_op *op;
 };
 
 /*
@@ -45,16 +81,74 @@ static struct uring *vfs_io_uring_ring(struct vfs_module *m,
 	return uring_ev_get(ev);
 }
 
-/* The SQEs staged until the matching restore run as the handle's user. */
-static uint16_t vfs_io_uring_as_user(struct uring *ring,
-				     const struct vfs_module *m)
+static void vfs_io_uring_done(struct tevent_req *subreq);
+
+/*
+ * The one submit path: a request that references fh (see the top of the
+ * file) and owns the ring request, started as the handle's user.
+ * Freeing the request frees the ring request, which lib/uring cancels.
+ */
+static struct tevent_req *vfs_io_uring_submit(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct uring *ring, struct vfs_fh *fh,
+	const struct vfs_io_uring_op *op, const struct vfs_io_uring_args *a)
 {
 	const struct unix_token *t = m->vfs->token;
+	struct io_uring_state *state = NULL;
+	struct tevent_req *req = NULL;
+	struct tevent_req *subreq = NULL;
+	uint16_t prev;
 
-	return uring_set_personality(ring, t != NULL ? t->personality : 0);
+	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	state->op = op;
+	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
+		return tevent_req_post(req, ev);
+	}
+	/* the SQEs staged until the restore run as the handle's user */
+	prev = uring_set_personality(ring, t != NULL ? t->personality : 0);
+	subreq = op->start(state, ev, ring, fh->fd, a);
+	uring_set_personality(ring, prev);
+	if (tevent_req_nomem(subreq, req)) {
+		return tevent_req_post(req, ev);
+	}
+	tevent_req_set_callback(subreq, vfs_io_uring_done, req);
+	return req;
 }
 
-static void vfs_io_uring_pread_done(struct tevent_req *subreq);
+/* The one completion path. */
+static void vfs_io_uring_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	struct io_uring_state *state = tevent_req_data(req,
+						       struct io_uring_state);
+	size_t count = 0;
+	int ret = state->op->finish(subreq, &count);
+
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, count);
+}
+
+/* The read buffer is a talloc chunk: it is its own keep (above). */
+static struct tevent_req *vfs_io_uring_pread_start(
+	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
+	int fd, const struct vfs_io_uring_args *a)
+{
+	return uring_pread_send(mem_ctx, ev, ring, fd, a->buf, a->len,
+				(off_t)a->off, a->buf);
+}
+
+static const struct vfs_io_uring_op vfs_io_uring_pread = {
+	.start = vfs_io_uring_pread_start,
+	.finish = uring_pread_recv,
+};
 
 static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
 						  TALLOC_CTX *mem_ctx,
@@ -63,50 +157,31 @@ static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
 						  size_t len, uint64_t off)
 {
 	struct uring *ring = vfs_io_uring_ring(m, ev);
-	struct io_uring_state *state = NULL;
-	struct tevent_req *req = NULL;
-	struct tevent_req *subreq = NULL;
-	uint16_t prev;
+	const struct vfs_io_uring_args a = {
+		.buf = buf, .len = len, .off = off,
+	};
 
 	if (ring == NULL) {
 		return vfs_next_pread_send(m, mem_ctx, ev, fh, buf, len, off);
 	}
-	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
-	if (req == NULL) {
-		return NULL;
-	}
-	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
-		return tevent_req_post(req, ev);
-	}
-	prev = vfs_io_uring_as_user(ring, m);
-	subreq = uring_pread_send(state, ev, ring, fh->fd, buf, len,
-				  (off_t)off, buf);
-	uring_set_personality(ring, prev);
-	if (tevent_req_nomem(subreq, req)) {
-		return tevent_req_post(req, ev);
-	}
-	tevent_req_set_callback(subreq, vfs_io_uring_pread_done, req);
-	return req;
+	return vfs_io_uring_submit(m, mem_ctx, ev, ring, fh,
+				   &vfs_io_uring_pread, &a);
 }
-
-static void vfs_io_uring_pread_done(struct tevent_req *subreq)
-{
-	struct tevent_req *req = tevent_req_callback_data(subreq,
-							  struct tevent_req);
-	size_t nread = 0;
-	int ret = uring_pread_recv(subreq, &nread);
-
-	TALLOC_FREE(subreq);
-	if (ret < 0) {
-		tevent_req_error(req, -ret);
-		return;
-	}
-	vfs_io_done(req, nread);
-}
-
-static void vfs_io_uring_pwrite_done(struct tevent_req *subreq);
 
 /* buf may be any memory the caller keeps until completion (above). */
+static struct tevent_req *vfs_io_uring_pwrite_start(
+	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
+	int fd, const struct vfs_io_uring_args *a)
+{
+	return uring_pwrite_send(mem_ctx, ev, ring, fd, a->wbuf, a->len,
+				 (off_t)a->off, NULL);
+}
+
+static const struct vfs_io_uring_op vfs_io_uring_pwrite = {
+	.start = vfs_io_uring_pwrite_start,
+	.finish = uring_pwrite_recv,
+};
+
 static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 						   TALLOC_CTX *mem_ctx,
 						   struct tevent_context *ev,
@@ -115,48 +190,35 @@ static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 						   size_t len, uint64_t off)
 {
 	struct uring *ring = vfs_io_uring_ring(m, ev);
-	struct io_uring_state *state = NULL;
-	struct tevent_req *req = NULL;
-	struct tevent_req *subreq = NULL;
-	uint16_t prev;
+	const struct vfs_io_uring_args a = {
+		.wbuf = buf, .len = len, .off = off,
+	};
 
 	if (ring == NULL) {
 		return vfs_next_pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
 	}
-	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
-	if (req == NULL) {
-		return NULL;
-	}
-	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
-		return tevent_req_post(req, ev);
-	}
-	prev = vfs_io_uring_as_user(ring, m);
-	subreq = uring_pwrite_send(state, ev, ring, fh->fd, buf, len,
-				   (off_t)off, NULL);
-	uring_set_personality(ring, prev);
-	if (tevent_req_nomem(subreq, req)) {
-		return tevent_req_post(req, ev);
-	}
-	tevent_req_set_callback(subreq, vfs_io_uring_pwrite_done, req);
-	return req;
+	return vfs_io_uring_submit(m, mem_ctx, ev, ring, fh,
+				   &vfs_io_uring_pwrite, &a);
 }
 
-static void vfs_io_uring_pwrite_done(struct tevent_req *subreq)
+static struct tevent_req *vfs_io_uring_fsync_start(
+	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
+	int fd, const struct vfs_io_uring_args *a)
 {
-	struct tevent_req *req = tevent_req_callback_data(subreq,
-							  struct tevent_req);
-	size_t nwritten = 0;
-	int ret = uring_pwrite_recv(subreq, &nwritten);
-
-	TALLOC_FREE(subreq);
-	if (ret < 0) {
-		tevent_req_error(req, -ret);
-		return;
-	}
-	vfs_io_done(req, nwritten);
+	return uring_fsync_send(mem_ctx, ev, ring, fd, false);
 }
 
-static void vfs_io_uring_fsync_done(struct tevent_req *subreq);
+/* count stays 0 */
+static int vfs_io_uring_fsync_finish(struct tevent_req *subreq,
+				     size_t *count)
+{
+	return uring_fsync_recv(subreq);
+}
+
+static const struct vfs_io_uring_op vfs_io_uring_fsync = {
+	.start = vfs_io_uring_fsync_start,
+	.finish = vfs_io_uring_fsync_finish,
+};
 
 static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 						  TALLOC_CTX *mem_ctx,
@@ -164,145 +226,87 @@ static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 						  struct vfs_fh *fh)
 {
 	struct uring *ring = vfs_io_uring_ring(m, ev);
-	struct io_uring_state *state = NULL;
-	struct tevent_req *req = NULL;
-	struct tevent_req *subreq = NULL;
-	uint16_t prev;
 
 	if (ring == NULL) {
 		return vfs_next_fsync_send(m, mem_ctx, ev, fh);
 	}
-	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
-	if (req == NULL) {
-		return NULL;
-	}
-	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
-		return tevent_req_post(req, ev);
-	}
-	prev = vfs_io_uring_as_user(ring, m);
-	subreq = uring_fsync_send(state, ev, ring, fh->fd, false);
-	uring_set_personality(ring, prev);
-	if (tevent_req_nomem(subreq, req)) {
-		return tevent_req_post(req, ev);
-	}
-	tevent_req_set_callback(subreq, vfs_io_uring_fsync_done, req);
-	return req;
+	return vfs_io_uring_submit(m, mem_ctx, ev, ring, fh,
+				   &vfs_io_uring_fsync, NULL);
 }
-
-static void vfs_io_uring_fsync_done(struct tevent_req *subreq)
-{
-	struct tevent_req *req = tevent_req_callback_data(subreq,
-							  struct tevent_req);
-	int ret = uring_fsync_recv(subreq);
-
-	TALLOC_FREE(subreq);
-	if (ret < 0) {
-		tevent_req_error(req, -ret);
-		return;
-	}
-	vfs_io_done(req, 0);
-}
-
-static void vfs_io_uring_splice_done(struct tevent_req *subreq);
 
 /* file -> pipe as IORING_OP_SPLICE (DESIGN.md section 5) */
+static struct tevent_req *vfs_io_uring_splice_read_start(
+	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
+	int fd, const struct vfs_io_uring_args *a)
+{
+	return uring_splice_in_send(mem_ctx, ev, ring, fd, (off_t)a->off,
+				    a->pipe_wr, a->len, a->keep);
+}
+
+static int vfs_io_uring_splice_read_finish(struct tevent_req *subreq,
+					   size_t *count)
+{
+	int ret = uring_splice_in_recv(subreq, count);
+
+	if (ret < 0 && *count > 0) {
+		/* part in the pipe: the caller must drop the pipe */
+		return -EIO;
+	}
+	return ret;
+}
+
+static const struct vfs_io_uring_op vfs_io_uring_splice_read = {
+	.start = vfs_io_uring_splice_read_start,
+	.finish = vfs_io_uring_splice_read_finish,
+};
+
 static struct tevent_req *vfs_io_uring_splice_read_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	struct vfs_fh *fh, int pipe_wr, size_t len, uint64_t off, void *keep)
 {
 	struct uring *ring = vfs_io_uring_ring(m, ev);
-	struct io_uring_state *state = NULL;
-	struct tevent_req *req = NULL;
-	struct tevent_req *subreq = NULL;
-	uint16_t prev;
+	const struct vfs_io_uring_args a = {
+		.pipe_wr = pipe_wr, .len = len, .off = off, .keep = keep,
+	};
 
 	if (ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
 		return vfs_next_splice_read_send(m, mem_ctx, ev, fh, pipe_wr,
 						 len, off, keep);
 	}
-	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
-	if (req == NULL) {
-		return NULL;
-	}
-	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
-		return tevent_req_post(req, ev);
-	}
-	prev = vfs_io_uring_as_user(ring, m);
-	subreq = uring_splice_in_send(state, ev, ring, fh->fd, (off_t)off,
-				      pipe_wr, len, keep);
-	uring_set_personality(ring, prev);
-	if (tevent_req_nomem(subreq, req)) {
-		return tevent_req_post(req, ev);
-	}
-	tevent_req_set_callback(subreq, vfs_io_uring_splice_done, req);
-	return req;
+	return vfs_io_uring_submit(m, mem_ctx, ev, ring, fh,
+				   &vfs_io_uring_splice_read, &a);
 }
-
-static void vfs_io_uring_splice_done(struct tevent_req *subreq)
-{
-	struct tevent_req *req = tevent_req_callback_data(subreq,
-							  struct tevent_req);
-	size_t n = 0;
-	int ret = uring_splice_in_recv(subreq, &n);
-
-	TALLOC_FREE(subreq);
-	if (ret < 0) {
-		/* part in the pipe: the caller must drop the pipe */
-		tevent_req_error(req, n > 0 ? EIO : -ret);
-		return;
-	}
-	vfs_io_done(req, n);
-}
-
-static void vfs_io_uring_splice_write_done(struct tevent_req *subreq);
 
 /* pipes -> file as IORING_OP_SPLICE */
+static struct tevent_req *vfs_io_uring_splice_write_start(
+	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
+	int fd, const struct vfs_io_uring_args *a)
+{
+	return uring_splice_out_send(mem_ctx, ev, ring, a->src, a->n, fd,
+				     a->off, a->keep);
+}
+
+static const struct vfs_io_uring_op vfs_io_uring_splice_write = {
+	.start = vfs_io_uring_splice_write_start,
+	.finish = uring_splice_sp_recv,
+};
+
 static struct tevent_req *vfs_io_uring_splice_write_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
 	uint64_t off, void *keep)
 {
 	struct uring *ring = vfs_io_uring_ring(m, ev);
-	struct io_uring_state *state = NULL;
-	struct tevent_req *req = NULL;
-	struct tevent_req *subreq = NULL;
-	uint16_t prev;
+	const struct vfs_io_uring_args a = {
+		.src = src, .n = n, .off = off, .keep = keep,
+	};
 
 	if (ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
 		return vfs_next_splice_write_send(m, mem_ctx, ev, fh, src, n,
 						  off, keep);
 	}
-	req = tevent_req_create(mem_ctx, &state, struct io_uring_state);
-	if (req == NULL) {
-		return NULL;
-	}
-	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
-		return tevent_req_post(req, ev);
-	}
-	prev = vfs_io_uring_as_user(ring, m);
-	subreq = uring_splice_out_send(state, ev, ring, src, n, fh->fd, off,
-				       keep);
-	uring_set_personality(ring, prev);
-	if (tevent_req_nomem(subreq, req)) {
-		return tevent_req_post(req, ev);
-	}
-	tevent_req_set_callback(subreq, vfs_io_uring_splice_write_done, req);
-	return req;
-}
-
-static void vfs_io_uring_splice_write_done(struct tevent_req *subreq)
-{
-	struct tevent_req *req = tevent_req_callback_data(subreq,
-							  struct tevent_req);
-	size_t n = 0;
-	int ret = uring_splice_sp_recv(subreq, &n);
-
-	TALLOC_FREE(subreq);
-	if (ret < 0) {
-		tevent_req_error(req, -ret);
-		return;
-	}
-	vfs_io_done(req, n);
+	return vfs_io_uring_submit(m, mem_ctx, ev, ring, fh,
+				   &vfs_io_uring_splice_write, &a);
 }
 
 const struct vfs_ops vfs_io_uring_ops = {
