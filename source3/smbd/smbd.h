@@ -414,20 +414,6 @@ typedef NTSTATUS (*smbd_cmd_recv_fn)(struct tevent_req *subreq,
 				     TALLOC_CTX *mem_ctx,
 				     struct smbd_response *rsp);
 
-/* Open-file table (source3/smbd/files/open_files.c) */
-struct smbd_open *smbd_open_new(struct smbd_tcon *tcon);
-struct smbd_open *smbd_open_find(struct smbd_tcon *tcon, uint64_t persistent,
-				 uint64_t volatile_id);
-
-/*
- * Sessions and tree connects (session.c).  smbd_session_find: a session
- * the connection is a bound channel of (its own or a bound one).
- */
-struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
-struct smbd_channel *smbd_channel_find(const struct smbd_session *s,
-				       const struct smbd_conn *conn);
-struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
-
 NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			struct smbd_response *rsp);
 

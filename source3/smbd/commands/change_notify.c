@@ -26,7 +26,8 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/files/notify.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 struct smb2_notify_state;
 

@@ -4,7 +4,8 @@
  */
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/smbd/commands/commands.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* With POSTQUERY_ATTRIB the response carries the file's final state. */
 static NTSTATUS close_attrib(struct smbd_open *open,

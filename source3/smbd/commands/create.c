@@ -23,7 +23,11 @@
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/open_files.h"
 
 
 struct create_args {

@@ -8,7 +8,6 @@
 #include "lib/param/param.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
-#include "source3/smbd/files/smbd_files.h"
 
 /*
  * FILE_WRITE_DATA / FILE_APPEND_DATA, which on a directory are

@@ -10,6 +10,8 @@
 
 #include "lib/smb2/fsctl.h"
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /*
  * One FSCTL being answered.  A handler returns the header status; when

@@ -14,10 +14,13 @@
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/commands/ioctl.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* The server's limits (ServerSideCopyMax*, as Windows and Samba) */
 #define COPYCHUNK_MAX_CHUNKS		256

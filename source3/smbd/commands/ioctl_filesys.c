@@ -10,10 +10,14 @@
 #include "lib/util/byteorder.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/commands/ioctl.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/open_files.h"
 
 static bool may(const struct smbd_open *open, uint32_t access)
 {

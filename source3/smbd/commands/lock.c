@@ -337,13 +337,3 @@ NTSTATUS smbd_lock_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 	state->rsp.status = NT_STATUS_OK;
 	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }
-
-NTSTATUS smbd_lock_check_io(struct smbd_open *open, uint64_t offset,
-			    uint64_t length, bool write)
-{
-	if (open->file == NULL ||
-	    !brl_io_conflict(open->file->brl, open, offset, length, write)) {
-		return NT_STATUS_OK;
-	}
-	return NT_STATUS_FILE_LOCK_CONFLICT;
-}

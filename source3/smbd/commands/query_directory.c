@@ -5,7 +5,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/smbd/commands/commands.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/dir.h"
 
 static NTSTATUS qdir_check(const struct smbd_request *req,
 			   const struct smb2_query_directory_req *r)

@@ -15,7 +15,10 @@
 #include "source3/smbd/files/casefold.h"
 #include "source3/smbd/files/ea.h"
 #include "source3/smbd/files/secdesc.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/open_files.h"
 
 /* Samba reports 512-byte sectors whatever the device has */
 #define QI_BYTES_PER_SECTOR 512

@@ -19,6 +19,8 @@
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/commands/set_info.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/filename.h"
 
 /* Settable classes MS-FSCC documents that ringsmb does not implement */
 static bool si_known_file_class(uint8_t c)

@@ -5,7 +5,6 @@
 #ifndef RINGSMB_SMBD_SMB2_SET_INFO_H
 #define RINGSMB_SMBD_SMB2_SET_INFO_H
 
-#include "source3/smbd/files/smbd_files.h"
 
 struct si_ctx {
 	TALLOC_CTX *tmp;                /* freed after the request */

@@ -19,6 +19,10 @@
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
 #include "source3/smbd/commands/set_info.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/open_files.h"
 
 /* The new name as a share-relative path. */
 static NTSTATUS sn_target(struct si_ctx *s, char **path)

@@ -11,6 +11,8 @@
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/session/share_access.h"
 #include "source3/smbd/files/share_names.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/open_files.h"
 
 /* Samba's limit on share names (MS-SRVS allows 80 characters) */
 #define SMBD_MAX_SHARE_NAME 80

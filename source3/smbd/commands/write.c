@@ -22,10 +22,12 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/files/oplock.h"
-#include "source3/smbd/files/smbd_files.h"
 #include "source3/smbd/transport/splice_pipe.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* MS-FSA 2.1.5.4: ByteOffset -1 on an append-only open means EOF. */
 #define SMB2_WRITE_OFFSET_EOF UINT64_MAX

@@ -74,12 +74,4 @@ bool brl_io_conflict(const struct brl_table *t, const void *owner,
 size_t brl_num_locks(const struct brl_table *t);
 size_t brl_num_waiters(const struct brl_table *t);
 
-/*
- * smbd glue (commands/lock.c): READ/WRITE through open against the locks of
- * its file; FILE_LOCK_CONFLICT (MS-FSA 2.1.5.2, 2.1.5.3) or OK.
- */
-struct smbd_open;
-NTSTATUS smbd_lock_check_io(struct smbd_open *open, uint64_t offset,
-			    uint64_t length, bool write);
-
 #endif

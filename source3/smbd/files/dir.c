@@ -9,7 +9,9 @@
 #include <string.h>
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/share_names.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/open_files.h"
 
 struct smbd_dir {
 	struct vfs_dir *vdir;

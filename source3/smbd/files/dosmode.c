@@ -23,7 +23,8 @@
 #include "lib/util/byteorder.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/share_names.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/open_files.h"
 
 #define DM_MAGIC		"RSDA"
 #define DM_VERSION		1

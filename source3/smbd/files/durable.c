@@ -13,7 +13,9 @@
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /*
  * The share's VFS stack outlives a tcon whose durable opens are kept:

@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* v1: what Windows and Samba wait (16 s); v2: 0 asks for 60 s, 300 s max */
 #define SMBD_DURABLE_V1_TIMEOUT_MS	16000

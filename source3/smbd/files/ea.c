@@ -12,6 +12,9 @@
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/ea.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 #define EA_PREFIX	"user."
 #define EA_PREFIX_LEN	5

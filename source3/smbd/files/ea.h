@@ -11,6 +11,9 @@
 #include "lib/smb2/eainfo.h"
 #include "lib/smb2/smb2.h"
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* The most an EA set may take, encoded (NTFS's limit per file) */
 #define SMBD_EA_MAX_LIST	65535

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include "lib/util/byteorder.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/filename.h"
 
 /* MS-SMB2 2.2.13: NameLength is 16 bits; MS-FSCC caps paths at 32767 */
 #define FN_MAX_PATH_CHARS 32767

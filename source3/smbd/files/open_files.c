@@ -11,7 +11,11 @@
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/share_mode.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/dosmode.h"
+#include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/open_files.h"
 
 static int smbd_open_destructor(struct smbd_open *open)
 {

@@ -13,6 +13,9 @@
 #include "lib/util/dlist.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /*
  * The client learns of a break through the pipeline (its hook); a

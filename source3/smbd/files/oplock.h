@@ -19,6 +19,9 @@
 #include <sys/stat.h>
 #include <talloc.h>
 #include "lib/util/ntstatus.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 struct smbd_server;
 struct smbd_tcon;

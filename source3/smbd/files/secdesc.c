@@ -14,7 +14,9 @@
 #include "lib/smb2/smb2_const.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/secdesc.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 #define SD_AUTH_WORLD		1       /* S-1-1-0 Everyone */
 #define SD_AUTH_UNIX		22      /* S-1-22-1 users, S-1-22-2 groups */

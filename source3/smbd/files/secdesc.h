@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include "lib/smb2/eainfo.h"
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* Rights for one rwx triple (the bits in the low three of perms). */
 uint32_t smbd_secdesc_rights(unsigned perms);

@@ -14,7 +14,9 @@
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 #define SMBD_FILE_BUCKETS 1024
 
@@ -385,4 +387,14 @@ bool smbd_file_open_below(struct smbd_tcon *tcon, const char *dir)
 		}
 	}
 	return false;
+}
+
+NTSTATUS smbd_lock_check_io(struct smbd_open *open, uint64_t offset,
+			    uint64_t length, bool write)
+{
+	if (open->file == NULL ||
+	    !brl_io_conflict(open->file->brl, open, offset, length, write)) {
+		return NT_STATUS_OK;
+	}
+	return NT_STATUS_FILE_LOCK_CONFLICT;
 }

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /* Access bits that take part in share-mode checks (MS-FSA 2.1.5.1.2) */
 #define SMBD_SHARE_MODE_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_WRITE_DATA | \
@@ -81,5 +84,13 @@ bool smbd_file_blocks_child_rename(struct smbd_server *server,
 
 /* Is anything below directory path (share-relative) open on this share? */
 bool smbd_file_open_below(struct smbd_tcon *tcon, const char *dir);
+
+/*
+ * A READ or WRITE of [offset, offset + length) through open, against the
+ * byte-range locks of its file: FILE_LOCK_CONFLICT (MS-FSA 2.1.5.2,
+ * 2.1.5.3) or OK.
+ */
+NTSTATUS smbd_lock_check_io(struct smbd_open *open, uint64_t offset,
+			    uint64_t length, bool write);
 
 #endif

@@ -7,6 +7,7 @@
 #include "lib/util/debug.h"
 #include "source3/smbd/pipeline/encryption.h"
 #include "source3/smbd/pipeline/pipeline.h"
+#include "source3/smbd/session/session.h"
 
 /* 3.3.5.2.1.1: what makes a TRANSFORM message unacceptable */
 static NTSTATUS find_crypto(struct smbd_conn *conn, uint64_t session_id,

@@ -28,6 +28,7 @@
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/session/signing.h"
 #include "source3/smbd/transport/transport.h"
+#include "source3/smbd/files/open_files.h"
 
 static void element_done(struct tevent_req *subreq);
 static void compound_finish(struct smbd_compound *c);

@@ -7,6 +7,8 @@
 #define RINGSMB_SMBD_PIPELINE_H
 
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 int smbd_pipeline_init(struct smbd_conn *conn);
 /*

@@ -18,6 +18,7 @@
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/session/signing.h"
 #include "source3/smbd/transport/transport.h"
+#include "source3/smbd/session/session.h"
 
 struct smbd_async {
 	struct smbd_async *prev, *next;

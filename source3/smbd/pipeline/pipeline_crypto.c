@@ -34,6 +34,7 @@
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/transport/transport.h"
 #include "source3/smbd/pipeline/pipeline.h"
+#include "source3/smbd/session/session.h"
 
 /* 'smb2 crypto threads = -1': one per online CPU, at most this many */
 #define SMBD_CRYPTO_AUTO_MAX 8

@@ -8,6 +8,8 @@
 #include "source3/smbd/pipeline/encryption.h"
 #include "source3/smbd/pipeline/pipeline.h"
 #include "source3/smbd/transport/transport.h"
+#include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/open_files.h"
 
 /*
  * Encrypted when the session or the share asks for it (3.3.4.1.4);

@@ -25,6 +25,8 @@
 #include "source3/smbd/transport/transport.h"
 #include "source3/smbd/server/listener.h"
 #include "source3/smbd/pipeline/pipeline.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/open_files.h"
 
 static void print_diags(const struct lp_diag *d)
 {

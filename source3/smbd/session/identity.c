@@ -14,6 +14,8 @@
 #include "lib/param/param.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/session/identity.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/open_files.h"
 
 /* getpwnam_r / getgrgid_r buffers grow up to this */
 #define SMBD_NSS_BUF_MAX (1024 * 1024)

@@ -13,6 +13,8 @@
 #include "source3/smbd/session/budget.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/session/session.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/open_files.h"
 
 static int session_destructor(struct smbd_session *s)
 {

@@ -5,6 +5,8 @@
 #define RINGSMB_SMBD_SESSION_H
 
 #include "source3/smbd/smbd.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/open_files.h"
 
 /* Pending and established sessions per connection (RELIABILITY item 27) */
 #define SMBD_MAX_SESSIONS_PER_CONN 64
@@ -42,5 +44,14 @@ void smbd_sessions_conn_gone(struct smbd_conn *conn);
 bool smbd_session_running(const struct smbd_session *s,
 			  const struct smbd_conn *except);
 
+
+/*
+ * Sessions and tree connects (session.c).  smbd_session_find: a session
+ * the connection is a bound channel of (its own or a bound one).
+ */
+struct smbd_session *smbd_session_find(struct smbd_conn *conn, uint64_t id);
+struct smbd_channel *smbd_channel_find(const struct smbd_session *s,
+				       const struct smbd_conn *conn);
+struct smbd_tcon *smbd_tcon_find(struct smbd_session *s, uint32_t id);
 
 #endif

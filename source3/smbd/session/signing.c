@@ -7,6 +7,7 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "source3/smbd/session/signing.h"
+#include "source3/smbd/session/session.h"
 
 /*
  * 'server signing' (RELIABILITY.md G9: user sessions signed by default).

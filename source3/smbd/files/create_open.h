@@ -1,0 +1,58 @@
+/*
+ * Opening and creating files through the VFS as the user (create_open.c),
+ * and the access a tree connect grants at most.
+ */
+#ifndef RINGSMB_SMBD_CREATE_OPEN_H
+#define RINGSMB_SMBD_CREATE_OPEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include "lib/smb2/fileinfo.h"
+#include "source3/smbd/smbd.h"
+#include "source3/smbd/files/open_files.h"
+
+/* Access a tree connect grants at most (MS-SMB2 2.2.10 MaximalAccess) */
+#define SMBD_FILE_GENERIC_READ		0x00120089
+#define SMBD_FILE_GENERIC_WRITE		0x00120116
+#define SMBD_FILE_GENERIC_EXECUTE	0x001200A0
+#define SMBD_FILE_ALL_ACCESS		0x001F01FF
+#define SMBD_MAX_ACCESS_READ_ONLY	0x001200A9
+
+/* What CREATE asks of the file layer, already checked and mapped. */
+struct smbd_create_params {
+	const char *path;               /* share-relative */
+	bool is_stream;                 /* x::$DATA */
+	uint32_t access;                /* granted, generic rights mapped */
+	uint32_t share_access;
+	uint32_t disposition;
+	uint32_t options;
+	uint32_t attributes;            /* FileAttributes for a new file */
+	uint64_t allocation_size;       /* AlSi for a new file, or 0 */
+	bool read_only_share;
+	uint8_t oplock_request;         /* RequestedOplockLevel */
+	bool may_wait;                  /* for an oplock break (PENDING) */
+};
+
+struct smbd_create_result {
+	struct vfs_fh *fh;
+	struct statx st;
+	uint32_t action;                /* SMB2_FILE_OPENED ... */
+	uint8_t oplock_level;           /* granted */
+	/* the name as on disk when it differs from p->path (casefold.c) */
+	const char *path;
+};
+
+/*
+ * Open or create p->path as the disposition says (MS-FSA 2.1.5.1):
+ * OBJECT_NAME_COLLISION, NAME/PATH_NOT_FOUND, FILE_IS_A_DIRECTORY,
+ * NOT_A_DIRECTORY, ACCESS_DENIED (read-only share or attribute),
+ * CANNOT_DELETE, DELETE_PENDING and SHARING_VIOLATION (other opens) are
+ * decided here, before anything on disk changes.  The caller attaches
+ * the new open to the file table at once (smbd_file_attach).
+ */
+NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			  const struct smbd_create_params *p,
+			  struct smbd_create_result *out);
+
+#endif
