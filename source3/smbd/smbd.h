@@ -414,7 +414,4 @@ typedef NTSTATUS (*smbd_cmd_recv_fn)(struct tevent_req *subreq,
 				     TALLOC_CTX *mem_ctx,
 				     struct smbd_response *rsp);
 
-NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
-			struct smbd_response *rsp);
-
 #endif

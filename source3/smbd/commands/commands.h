@@ -157,10 +157,12 @@ uint8_t *smbd_smb1_negprot(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
  */
 void smbd_notify_delete_pending(struct smbd_open *open);
 
-/* simple.c: A simple command that completes at once: posts its result. */
+/* simple.c: a command that completes at once posts its result. */
 struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  NTSTATUS status, struct smbd_response *rsp);
+NTSTATUS smbd_done_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
+			struct smbd_response *rsp);
 
 /*
  * simple.c: the tail every command's _recv shares: subreq's error, or
