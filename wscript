@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# ringsmb top-level waf build (see shared/DESIGN.md section 1-2).
+# ringsmb top-level waf build (see docs/architecture.md).
 import os
 
 APPNAME = 'ringsmb'

@@ -1,5 +1,5 @@
 # waf helpers for ringsmb wscripts: one call per kind of target, so the
-# per-directory wscripts stay a few lines each (STYLE.md rule 28).
+# per-directory wscripts stay a few lines each.
 import os
 from waflib.Configure import conf
 

@@ -3,8 +3,8 @@
  * struct out; results point into the input.
  *
  * Every variable field is a (Len u16, MaxLen u16, Offset u32) triple
- * counted from the start of the message.  Checks subtract, never add
- * (STYLE.md rule 19): offset <= len && flen <= len - offset.
+ * counted from the start of the message.  Checks subtract, never add:
+ * offset <= len && flen <= len - offset.
  */
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * AUTHENTICATE -> anonymous, guest or a verified NTLMv2 user.
  *
  * Only UNICODE clients are served and only NTLMv2 responses accepted
- * (DESIGN.md section 6): an NTLMv1 or LM response fails even for a user
+ * (docs/protocol.md): an NTLMv1 or LM response fails even for a user
  * that would be mapped to guest.  An empty response from a named user is
  * what `smbclient -N` sends: it never matches a password, so it ends as
  * guest (map to guest) or LOGON_FAILURE.

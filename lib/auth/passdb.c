@@ -4,7 +4,7 @@
  * The database is the file's lines in order.  A line is either a valid
  * entry (name set) or kept verbatim (comment, blank or malformed line).
  * Everything that holds a hash, including verbatim lines and formatted
- * text, is a talloc chunk wiped when freed (STYLE.md rule 10).
+ * text, is a talloc chunk wiped when freed.
  */
 #include <errno.h>
 #include <fcntl.h>

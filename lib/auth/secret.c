@@ -1,6 +1,6 @@
 /*
- * Keys and hashes live in talloc chunks that are wiped when freed
- * (STYLE.md rule 10), with explicit_bzero so the compiler keeps the wipe.
+ * Keys and hashes live in talloc chunks that are wiped when freed,
+ * with explicit_bzero so the compiler keeps the wipe.
  */
 #include <string.h>
 

@@ -43,7 +43,7 @@ static int spnego_asn_destructor(struct spnego_asn *a)
 /*
  * The definitions are parsed per use rather than kept in a global: it
  * costs microseconds per SESSION_SETUP leg and keeps lib/auth free of
- * shared mutable state (DESIGN.md section 7).
+ * shared mutable state (docs/architecture.md, "Threads and rings").
  */
 static struct spnego_asn *spnego_asn_new(TALLOC_CTX *mem_ctx,
 					 const char *type)

@@ -31,7 +31,7 @@ int smb2_preauth_update(uint8_t hash[SMB2_PREAUTH_HASH_SIZE],
 int crypto_random(void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Secrets (STYLE.md rule 10)                                          */
+/* Secrets                                                             */
 
 /* Make talloc wipe ptr's whole allocation when it is freed. */
 void crypto_keep_secret(const void *ptr);

@@ -1,5 +1,5 @@
 /*
- * Wiping secrets (STYLE.md rule 10, Samba's talloc_keep_secret idea):
+ * Wiping secrets (Samba's talloc_keep_secret idea):
  * keys must not linger in freed heap memory or on the stack.
  */
 #include <string.h>

@@ -6,7 +6,7 @@
 #include <strings.h>
 #include "lib/param/param_private.h"
 
-/* DESIGN.md section 8: with no smb.conf, one guest share on ./share,
+/* docs/smb.conf.md: with no smb.conf, one guest share on ./share,
  * reachable only from this machine. */
 static const char lp_embedded_default[] =
 	"[global]\n"

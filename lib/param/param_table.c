@@ -245,9 +245,10 @@ const struct lp_param lp_params[] = {
 	{ "preserve case", LP_BOOL, S(preserve_case), .def = "yes" },
 	/*
 	 * ringsmb: how READ payloads reach the socket (docs/performance.md).
-	 * copy by default: splice lends page-cache pages to the socket, so
-	 * a concurrent truncate or overwrite can change bytes already
-	 * promised (sendfile semantics, DESIGN.md section 5): opt-in.
+	 * copy by default: splice lends page-cache pages to the socket, so a
+	 * concurrent truncate or overwrite can change bytes already promised
+	 * (sendfile semantics, docs/architecture.md, "Data path modes"):
+	 * opt-in.
 	 */
 	{ "smb2 read mode", LP_ENUM, S(read_mode), .def = "copy",
 	  .enums = read_mode_vals },

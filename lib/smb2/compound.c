@@ -1,5 +1,5 @@
 /*
- * Compound carving (MS-SMB2 3.3.5.2.7; STYLE.md rule 19): each element
+ * Compound carving (MS-SMB2 3.3.5.2.7): each element
  * is split once into header, fixed body and dynamic part; all later
  * access to the dynamic part goes through smb2_pdu_dyn().
  */

@@ -3,7 +3,7 @@
  * Each context: Next(4) NameOffset(2) NameLength(2) Reserved(2)
  * DataOffset(2) DataLength(4), then name and data; offsets are from the
  * start of the context.  Every field is checked against the context's
- * own extent (RELIABILITY.md item 31; STYLE.md rule 21).
+ * own extent: a bad Next, name or data offset fails the whole list.
  */
 #include <string.h>
 #include "lib/smb2/smb2_private.h"

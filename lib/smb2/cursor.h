@@ -1,6 +1,6 @@
 /*
- * Checked reader and writer over a byte buffer, with a sticky error
- * (STYLE.md rule 20): field reads stay flat and the caller checks once.
+ * Checked reader and writer over a byte buffer, with a sticky error:
+ * field reads stay flat and the caller checks once.
  *
  *	struct smb2_cur c = smb2_cur_init(body, body_len);
  *	out->flags  = smb2_cur_u8(&c);

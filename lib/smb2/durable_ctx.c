@@ -2,7 +2,7 @@
  * Durable handle create contexts (MS-SMB2 2.2.13.2.3 DHnQ, 2.2.13.2.4
  * DHnC, 2.2.13.2.11 DH2Q, 2.2.13.2.12 DH2C; responses 2.2.14.2.3 and
  * 2.2.14.2.12) and the AppInstanceId that comes with DH2Q (2.2.13.2.13).
- * Each has one exact length (STYLE.md rule 21); which combinations a
+ * Each has one exact length; which combinations a
  * CREATE may carry is decided here too, so smbd sees one consistent
  * request.
  */

@@ -1,7 +1,7 @@
 /*
  * FSCTL payloads carried in IOCTL Input/Output buffers (MS-SMB2 2.2.31.1,
- * 2.2.32.1-2.2.32.5; MS-FSCC 2.3).  Pure pull/push functions (STYLE.md
- * rules 18-21): bytes in, struct out, each with its own length check,
+ * 2.2.32.1-2.2.32.5; MS-FSCC 2.3).  Pure pull/push functions: bytes
+ * in, struct out, each with its own length check,
  * results may point into the input.  The server's policy (copychunk
  * limits, access checks) is not decided here.
  */

@@ -1,7 +1,6 @@
 /*
  * FSCTL payloads (MS-SMB2 2.2.31.1, 2.2.32.1-2.2.32.5; MS-FSCC 2.3).
- * Every structure has its own pull with its own length check (STYLE.md
- * rule 21); pushes write into a caller-sized buffer and return 0 when
+ * Every structure has its own pull with its own length check; pushes write into a caller-sized buffer and return 0 when
  * it is too small.
  */
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * The lease create context "RqLs" (MS-SMB2 2.2.13.2.8 / 2.2.13.2.10 in
  * requests, 2.2.14.2.10 / 2.2.14.2.11 in responses): an exact-length
- * switch, 32 bytes for v1 and 52 for v2 (STYLE.md rule 21).
+ * switch, 32 bytes for v1 and 52 for v2.
  */
 #include <string.h>
 #include "lib/smb2/smb2_private.h"

@@ -1,6 +1,7 @@
 /*
  * SMB 3.1.1 negotiate contexts (MS-SMB2 2.2.3.1, 2.2.4.1): the list walk
- * (RELIABILITY.md items 16-18), one typed pull per context, and the
+ * (counts, offsets, padding and duplicates checked), one typed pull per
+ * context, and the
  * response data the server sends back.
  */
 #include "lib/smb2/smb2_private.h"

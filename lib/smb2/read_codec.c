@@ -1,7 +1,7 @@
 /*
  * READ request and response bodies (MS-SMB2 2.2.19, 2.2.20).  The
  * response payload is never copied here: the body says where it is and
- * the daemon sends it as its own iovec (STYLE.md rule 22).
+ * the daemon sends it as its own iovec.
  */
 #include "lib/smb2/smb2_private.h"
 

@@ -1,6 +1,6 @@
 /*
  * SMB2 TRANSFORM_HEADER (MS-SMB2 2.2.41): the 52 bytes in front of an
- * encrypted message.  A pure codec (STYLE.md rule 18); the AEAD itself
+ * encrypted message.  A pure codec; the AEAD itself
  * is lib/crypto (smb2_encrypt / smb2_decrypt), which uses the offsets
  * defined here.
  *

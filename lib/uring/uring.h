@@ -1,6 +1,7 @@
 /*
  * lib/uring: the only code in ringsmb that talks to liburing
- * (shared/DESIGN.md section 4).  Functions return -errno like liburing.
+ * (docs/architecture.md, "Threads and rings").  Functions return -errno like
+ * liburing.
  *
  * Event loop.  One ring per tevent context, created on first use by
  * uring_ev_get() and found again from the context.  The ring fd is a

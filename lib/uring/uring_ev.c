@@ -1,6 +1,6 @@
 /*
  * One io_uring per tevent context, glued onto tevent's epoll backend with
- * the public API only (shared/DESIGN.md section 4, STYLE.md rules 14-17):
+ * the public API only (docs/architecture.md, "Threads and rings"):
  *
  *  - the ring fd is a tevent_fd for READ; its handler drains all CQEs;
  *  - _send functions only queue SQEs in user space (ring->queue); the
@@ -395,8 +395,9 @@ static int uring_destructor(struct uring *r)
 
 /*
  * COOP_TASKRUN|SINGLE_ISSUER where the kernel has them (6.0+), else plain.
- * Never DEFER_TASKRUN: its completions are not epoll-visible while they
- * wait as deferred task work (measured on 6.18; DESIGN section 4).
+ * Never DEFER_TASKRUN: its completions are not epoll-visible while they wait
+ * as deferred task work (measured on 6.18; docs/architecture.md, "Threads and
+ * rings").
  */
 static int uring_queue_init(struct uring *r)
 {

@@ -1,7 +1,7 @@
 /*
  * pread/pwrite/fsync on the ring, or as plain syscalls when ring == NULL
  * (completion posted, never inside _send).  Short transfers are normal:
- * loop until done or EOF (STYLE.md rule 16, Samba bug 14361).
+ * loop until done or EOF (Samba bug 14361).
  */
 #include <errno.h>
 #include <stdint.h>

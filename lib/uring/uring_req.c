@@ -1,8 +1,8 @@
 /*
  * Generic ring requests: one SQE (uring_req_send) or a linked chain
  * (uring_chain_send), each backed by an in-flight record (struct
- * uring_grp) that is a talloc child of the ring, never of the request
- * (STYLE.md rule 9).  The record and the request point at each other
+ * uring_grp) that is a talloc child of the ring, never of the request.
+ * The record and the request point at each other
  * while both live; whichever goes first clears the other's pointer.
  *
  *   request freed in flight -> uring_grp_orphan: queue ASYNC_CANCEL for

@@ -1,5 +1,6 @@
 /*
- * Splice: file -> pipe, and iovec + pipe -> socket (DESIGN.md section 5).
+ * Splice: file -> pipe, and iovec + pipe -> socket (docs/architecture.md,
+ * "Data path modes").
  *
  * uring_splice_in moves a file range into a pipe with IORING_OP_SPLICE
  * until the range is in or the file ends.  uring_sendmsg_splice sends an

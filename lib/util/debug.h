@@ -1,7 +1,7 @@
 /*
  * Samba-style log levels.  0 = errors, 1 = warnings, 2 = notices,
  * 3 = info, 5+ = debug.  Client-caused errors log at 3 or above (never 0:
- * a client must not be able to flood the log, STYLE.md rule 26).
+ * a client must not be able to flood the log).
  */
 #ifndef RINGSMB_DEBUG_H
 #define RINGSMB_DEBUG_H

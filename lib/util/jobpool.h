@@ -1,11 +1,11 @@
 /*
- * A small pool of pthreads for CPU work that should not hold up the event
- * loop (DESIGN.md section 5: large payload crypto may run on other
- * cores).  A job is a function and one talloc object, its argument; the
- * job owns the argument from jobpool_send until jobpool_recv hands it
- * back, so whatever the argument holds stays alive while a thread uses
- * it even when the caller's request is freed meanwhile: the job then
- * finishes, and the loop thread frees the argument unseen.
+ * A small pool of pthreads for CPU work that should not hold up the event loop
+ * (docs/architecture.md, "Data path modes": large payload crypto may run on
+ * other cores).  A job is a function and one talloc object, its argument; the
+ * job owns the argument from jobpool_send until jobpool_recv hands it back, so
+ * whatever the argument holds stays alive while a thread uses it even when the
+ * caller's request is freed meanwhile: the job then finishes, and the loop
+ * thread frees the argument unseen.
  *
  * Threads never call talloc or tevent: the job function must only touch
  * its argument (and memory that argument owns), and must not allocate on

@@ -1,5 +1,5 @@
 /*
- * NTSTATUS names and the one errno -> NTSTATUS table (STYLE.md rule 4).
+ * NTSTATUS names and the one errno -> NTSTATUS table.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -108,7 +108,7 @@ typedef struct {
 const char *nt_errstr(NTSTATUS status);
 
 /*
- * The one errno -> NTSTATUS table (STYLE.md rule 4).  Used only at the VFS
+ * The one errno -> NTSTATUS table.  Used only at the VFS
  * edge; protocol code decides its status where it makes the decision.
  * Takes a positive errno value.
  */

@@ -1,6 +1,6 @@
 /*
  * NTSTATUS on tevent requests: the status is carried in tevent's uint64_t
- * error code (STYLE.md rule 6).
+ * error code.
  */
 #include "lib/util/tevent_ntstatus.h"
 

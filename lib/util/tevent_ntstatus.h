@@ -1,6 +1,6 @@
 /*
  * NTSTATUS on tevent requests (tevent_req_nterror is Samba-internal, not
- * in libtevent-dev; STYLE.md rule 6).
+ * in libtevent-dev).
  */
 #ifndef RINGSMB_TEVENT_NTSTATUS_H
 #define RINGSMB_TEVENT_NTSTATUS_H

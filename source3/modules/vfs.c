@@ -778,7 +778,7 @@ int vfs_io_recv(struct tevent_req *req, size_t *count)
 	return 0;
 }
 
-/* An I/O range that a file may not hold (STYLE.md rule 16). */
+/* An I/O range that a file may not hold. */
 static bool vfs_range_invalid(uint64_t off, size_t len)
 {
 	return off > INT64_MAX || (uint64_t)len > INT64_MAX - off;

@@ -1,5 +1,5 @@
 /*
- * The VFS stack (DESIGN.md section 3, STYLE.md rule 24).
+ * The VFS stack (docs/architecture.md, "Layers").
  *
  * A share's stack is a chain of modules, configured with `vfs objects`,
  * with vfs_default always last.  A module is a table of operations listing
@@ -14,8 +14,7 @@
  *
  * Errors: the public vfs_* calls return NTSTATUS.  Modules return -errno
  * (like lib/uring); the errno is turned into an NTSTATUS by the one table,
- * ntstatus_from_errno(), here at the edge and nowhere else (STYLE.md
- * rule 4).
+ * ntstatus_from_errno(), here at the edge and nowhere else.
  */
 #ifndef RINGSMB_VFS_H
 #define RINGSMB_VFS_H
@@ -62,7 +61,7 @@ struct vfs_handle {
 
 /*
  * An open file or directory.  A talloc destructor closes the fd, so
- * talloc_free() is the close (STYLE.md rule 7).  The destructor does not
+ * talloc_free() is the close.  The destructor does not
  * touch the stack (there is no close op): the vfs_fh and the vfs_handle
  * are siblings under a tcon and talloc frees siblings in any order.
  */
@@ -146,9 +145,10 @@ struct vfs_ops {
 	/*
 	 * Moves up to len bytes from off into the pipe pipe_wr (sized for
 	 * them), stopping early at EOF or when the pipe is full (never
-	 * blocking on it: see uring_splice_in in lib/uring/uring.h): the
-	 * data path's splice mode (DESIGN.md section 5).  A module that
-	 * cannot (vfs_noop) fails with ENOSYS and the caller copies instead.
+	 * blocking on it: see uring_splice_in in lib/uring/uring.h): the data
+	 * path's splice mode (docs/architecture.md, "Data path modes").  A
+	 * module that cannot (vfs_noop) fails with ENOSYS and the caller
+	 * copies instead.
 	 */
 	struct tevent_req *(*splice_read_send)(struct vfs_module *m,
 					       TALLOC_CTX *mem_ctx,

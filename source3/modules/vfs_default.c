@@ -2,7 +2,7 @@
  * vfs_default: the bottom of every stack.  Synchronous POSIX calls on
  * paths resolved beneath the share root with openat2().  The async ops
  * do their work at once and complete through tevent_req_post(), never
- * inside _send (STYLE.md rule 12).
+ * inside _send.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -530,7 +530,7 @@ struct default_io_state {
 	struct vfs_io_state io;
 };
 
-/* Short reads are normal: loop until len or EOF (STYLE.md rule 16). */
+/* Short reads are normal: loop until len or EOF. */
 static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
 			      size_t *done)
 {

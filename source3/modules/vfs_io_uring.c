@@ -234,7 +234,7 @@ static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 				   &vfs_io_uring_fsync, NULL);
 }
 
-/* file -> pipe as IORING_OP_SPLICE (DESIGN.md section 5) */
+/* file -> pipe as IORING_OP_SPLICE (docs/architecture.md, "Data path modes") */
 static struct tevent_req *vfs_io_uring_splice_read_start(
 	TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct uring *ring,
 	int fd, const struct vfs_io_uring_args *a)

@@ -1,5 +1,5 @@
 /*
- * The daemon's object model (DESIGN.md section 3, STYLE.md rule 7): the
+ * The daemon's object model (docs/architecture.md, "Layers"): the
  * talloc tree mirrors protocol lifetime,
  *   server -> connection -> session -> tcon -> open
  * and freeing a node frees everything below it.  No mutable globals: all
@@ -149,9 +149,6 @@ struct smbd_conn {
 	uint16_t signing_alg;
 	uint8_t preauth_hash[SMB2_PREAUTH_HASH_SIZE];
 
-	/* credits and the message-id window (smbd/credits.c) */
-	struct smbd_credits *credits;
-
 	struct smbd_session *sessions;
 	size_t num_sessions;
 
@@ -166,7 +163,10 @@ struct smbd_conn {
 	struct tevent_timer *unauth_timer;
 	struct timeval last_activity;   /* last PDU received ('deadtime') */
 	bool smb1_negprot_done;
-	/* tree connects + opens: each holds an fd (RELIABILITY.md T7) */
+	/*
+	 * tree connects + opens: each holds an fd (docs/architecture.md,
+	 * "Limits")
+	 */
 	size_t num_handles;
 	/* guest/anonymous handles of this client address (budget.c) */
 	struct smbd_addr_handles *addr_handles;
@@ -177,7 +177,7 @@ struct smbd_conn {
 	 */
 	bool trusted;
 	bool bound_user;                /* a channel of a user session */
-	/* pipes of the splice read mode (smbd/splice_pipe.c), or NULL */
+	/* pipes of the splice read mode (transport/splice_pipe.c), or NULL */
 	struct smbd_pipe_pool *pipes;
 	bool terminating;
 };
@@ -312,7 +312,9 @@ struct smbd_open {
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 	uint64_t position;              /* FilePositionInformation */
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
-	/* CHANGE_NOTIFY watch and waiting requests (commands/change_notify.c) */
+	/*
+	 * CHANGE_NOTIFY watch and waiting requests (commands/change_notify.c)
+	 */
 	struct smbd_open_notify *notify;
 	/*
 	 * LOCK replay detection (MS-SMB2 3.3.5.14): the LockSequenceNumber

@@ -1,4 +1,4 @@
-"""READ in every data path mode ("smb2 read mode", DESIGN.md section 5):
+"""READ in every data path mode ("smb2 read mode", docs/architecture.md, "Data path modes"):
 the bytes must be identical whatever the mode, for sizes around every
 boundary (page, "min splice size", one splice pipe's worth, max read, a
 file tail shorter than the request), while the file is being truncated
@@ -242,7 +242,7 @@ def test_read_while_truncated(rmserver, mode):
     does not order a read against a concurrent truncate: a byte may come
     back as the zero the truncation left in the page, in copy mode during
     the read, in splice mode (pages lent to the socket) until it is sent
-    (sendfile semantics, DESIGN.md section 5: why splice is opt-in).  What
+    (sendfile semantics, docs/architecture.md, "Data path modes": why splice is opt-in).  What
     every mode guarantees: the length promised is the length sent (the
     client parses every reply), and every byte is the file's or zero."""
     # splice: this test once stalled the server (a pipe fills by slots

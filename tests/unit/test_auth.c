@@ -715,7 +715,7 @@ static void test_ntlmssp__out_of_order(void **state)
 
 /*
  * RINGSMB_WRITE_CORPUS=<repo>/tests/fuzz/corpus writes the messages the
- * truncation tests start from as fuzz seeds (STYLE.md rule 27).
+ * truncation tests start from as fuzz seeds.
  */
 static void write_seed(const uint8_t *msg, size_t len)
 {

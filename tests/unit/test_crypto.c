@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/crypto (STYLE.md rule 27): key derivation, signing,
+ * Unit tests for lib/crypto: key derivation, signing,
  * encryption.
  *
  * Published vectors, from Microsoft's Open Specifications blog (the

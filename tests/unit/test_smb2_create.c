@@ -1,5 +1,5 @@
 /*
- * Unit tests for CREATE in lib/smb2 (STYLE.md rule 27): the request and
+ * Unit tests for CREATE in lib/smb2: the request and
  * response (create_codec.c), create contexts (create_ctx.c), leases
  * (lease_ctx.c), durable handles (durable_ctx.c) and the oplock and
  * lease breaks of what an open was granted (break_codec.c).

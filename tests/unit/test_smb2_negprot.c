@@ -1,5 +1,5 @@
 /*
- * Unit tests for NEGOTIATE in lib/smb2 (STYLE.md rule 27): the request
+ * Unit tests for NEGOTIATE in lib/smb2: the request
  * and response (negprot_codec.c), negotiate contexts (negctx.c) and the
  * SMB1 NEGOTIATE that asks for SMB2 (smb1_negprot.c).
  */

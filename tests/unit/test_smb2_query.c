@@ -1,7 +1,6 @@
 /*
  * Unit tests for IOCTL (ioctl_codec.c) and for QUERY_DIRECTORY,
- * QUERY_INFO, SET_INFO and CHANGE_NOTIFY (query_codec.c) in lib/smb2
- * (STYLE.md rule 27).
+ * QUERY_INFO, SET_INFO and CHANGE_NOTIFY (query_codec.c) in lib/smb2.
  */
 #include "tests/unit/smb2_test_util.h"
 #include "lib/util/byteorder.h"

@@ -2,7 +2,7 @@
  * Unit tests for SESSION_SETUP (session_codec.c), TREE_CONNECT
  * (tree_codec.c), the bodies with nothing but a StructureSize
  * (LOGOFF, TREE_DISCONNECT, ECHO, CANCEL) and the ERROR response
- * (simple_codec.c) in lib/smb2 (STYLE.md rule 27).
+ * (simple_codec.c) in lib/smb2.
  */
 #include "tests/unit/smb2_test_util.h"
 #include "lib/util/byteorder.h"

@@ -1,7 +1,7 @@
 /*
  * FLUSH (MS-SMB2 3.3.5.11).  With `strict sync = yes` (the default, as in
- * Samba) the response follows a completed fsync through the VFS stack
- * (RELIABILITY.md G6); with `strict sync = no` it is sent at once.
+ * Samba) the response follows a completed fsync through the VFS stack,
+ * so an answered FLUSH is on disk; with `strict sync = no` it is sent at once.
  */
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"

@@ -1,11 +1,11 @@
 /*
- * READ (MS-SMB2 3.3.5.12), in one of the data path's modes (DESIGN.md
- * section 5, "smb2 read mode"):
+ * READ (MS-SMB2 3.3.5.12), in one of the data path's modes ("smb2 read
+ * mode", docs/architecture.md, "Data path modes"):
  *
  * copy: the data is read into its own talloc buffer through the share's
  * VFS stack (through the ring with vfs_io_uring) and leaves as the
  * response payload, a separate iovec after the 16-byte body, so it is
- * never copied again (STYLE.md rule 22).
+ * never copied again.
  *
  * splice: the VFS moves the file's pages into pipes of the connection
  * (no copy), every pipe's range at once; the response promises exactly
@@ -55,7 +55,7 @@ struct smb2_read_state {
 static void smb2_read_done(struct tevent_req *subreq);
 static void smb2_read_spliced(struct tevent_req *subreq);
 
-/* Checks in MS-SMB2 3.3.5.12 order, plus the I/O range (STYLE 16). */
+/* Checks in MS-SMB2 3.3.5.12 order, plus the I/O range. */
 static NTSTATUS smb2_read_check(const struct smbd_request *req,
 				const struct smb2_read_req *r)
 {

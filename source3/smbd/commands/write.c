@@ -2,7 +2,8 @@
  * WRITE (MS-SMB2 3.3.5.13).  The data goes to the share's VFS stack
  * straight from the request PDU (no copy); the response is sent only once
  * the VFS has taken every byte (vfs_pwrite writes all or fails) and, for
- * WRITE_THROUGH, once an fsync has completed (RELIABILITY.md G6).
+ * WRITE_THROUGH, once an fsync has completed: an answered WRITE_THROUGH
+ * is on disk.
  *
  * The data lives in the compound's receive buffer, which the pipeline
  * frees with the connection.  With vfs_io_uring the kernel reads that
@@ -73,7 +74,7 @@ static NTSTATUS smb2_write_check_req(const struct smbd_request *req,
 }
 
 /*
- * Access, then the range (STYLE 16).  An open with APPEND_DATA but not
+ * Access, then the range.  An open with APPEND_DATA but not
  * WRITE_DATA may only append: Offset 2^64-1 means the end of the file
  * (MS-FSA 2.1.5.4), and so does an Offset that is the current end of
  * file (clients fill a file they just created from offset 0 on such a
@@ -154,7 +155,7 @@ static void smb2_write_orphan_done(struct tevent_req *subreq)
 /*
  * Freed with the pwrite in the ring (the connection went away): the
  * kernel may still read the data, so the pwrite and the buffer outlive
- * us under the server until the CQE (STYLE.md rule 9).  Without a ring
+ * us under the server until the CQE.  Without a ring
  * the pwrite is already done and simply freed.
  */
 static int smb2_write_orphan(struct smb2_write_state *state)

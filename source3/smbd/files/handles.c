@@ -1,5 +1,6 @@
 /*
- * Handles and the descriptors they hold (issue 11, RELIABILITY.md G4).
+ * Handles and the descriptors they hold (issue 11, docs/architecture.md,
+ * "Limits").
  *
  * Every handle (tree connect or open) holds a descriptor.  The process
  * has RLIMIT_NOFILE of them; 'smb2 fd reserve' are never given to

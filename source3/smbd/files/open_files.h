@@ -14,7 +14,10 @@
 #include "source3/smbd/files/dir.h"
 #include "source3/smbd/files/dosmode.h"
 
-/* Opens per tree connect (RELIABILITY.md T7); then TOO_MANY_OPENED_FILES */
+/*
+ * Opens per tree connect (docs/architecture.md, "Limits"); then
+ * TOO_MANY_OPENED_FILES
+ */
 #define SMBD_MAX_OPENS_PER_TCON 16384
 
 struct smbd_open *smbd_open_new(struct smbd_tcon *tcon);

@@ -1,5 +1,5 @@
 /*
- * The dispatch table (STYLE.md rule 23): per opcode, what the pipeline
+ * The dispatch table: per opcode, what the pipeline
  * checks before the command runs, and the command's functions.
  */
 #ifndef RINGSMB_SMBD_DISPATCH_H

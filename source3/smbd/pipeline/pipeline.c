@@ -3,8 +3,8 @@
  *
  * Compounds are processed one at a time per connection, in arrival order,
  * and the elements of a compound one after another.  This keeps a CLOSE
- * from overtaking a READ on the same open (RELIABILITY.md item 41) without
- * any reference counting.  The one exception: lone READs and WRITEs that
+ * from overtaking a READ on the same open (and freeing what the READ
+ * uses) without any reference counting.  The one exception: lone READs and WRITEs that
  * do not overlap run side by side (pipeline_sched.c decides what may
  * start).  The transport keeps receiving (up to
  * SMBD_MAX_QUEUED PDUs) and sending while a command runs.  A command that

@@ -1,6 +1,6 @@
 /*
- * The request pipeline (DESIGN.md section 3): compound splitting, the
- * credit window, session/tree/file lookups the dispatch table asks for,
+ * The request pipeline (docs/architecture.md, "Layers"): compound splitting,
+ * the credit window, session/tree/file lookups the dispatch table asks for,
  * dispatch, and response assembly.
  */
 #ifndef RINGSMB_SMBD_PIPELINE_H

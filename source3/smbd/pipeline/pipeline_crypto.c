@@ -1,14 +1,13 @@
 /*
- * Signing and encryption on more than one core (DESIGN.md section 5):
- * the AES passes over large messages run on the server's crypto pool
- * (lib/util/jobpool.c) while the event loop goes on with other
- * connections.  Messages under 'smb2 crypto min size' stay inline: the
- * handoff (two thread wakeups, ~20 us) costs more than their crypto.
- * 'smb2 crypto offload' says which of the four passes may go; by default
- * only the decryption of requests: on the 2-core development machine,
- * with the clients on it too, that gained, while handing over the
- * encryption or signing of responses lost (docs/performance.md, "Crypto
- * off the event loop").
+ * Signing and encryption on more than one core (docs/architecture.md, "Data
+ * path modes"): the AES passes over large messages run on the server's crypto
+ * pool (lib/util/jobpool.c) while the event loop goes on with other
+ * connections.  Messages under 'smb2 crypto min size' stay inline: the handoff
+ * (two thread wakeups, ~20 us) costs more than their crypto. 'smb2 crypto
+ * offload' says which of the four passes may go; by default only the
+ * decryption of requests: on the 2-core development machine, with the clients
+ * on it too, that gained, while handing over the encryption or signing of
+ * responses lost (docs/performance.md, "Crypto off the event loop").
  *
  * What stays in the loop thread: every decision (which key, whether a
  * request is acceptable, what NTSTATUS), and nonce assignment, so nonces

@@ -8,7 +8,7 @@
  * the ring in one submission.  One that overlaps a running WRITE (or a
  * WRITE that overlaps running I/O) waits, so overlapping I/O keeps its
  * order; anything else (a CLOSE, a SET_INFO) waits until all of them are
- * done, so nothing overtakes I/O on its handle (RELIABILITY.md item 41).
+ * done, so nothing overtakes I/O on its handle.
  */
 #include <stdint.h>
 #include "lib/util/byteorder.h"

@@ -1,5 +1,5 @@
 /*
- * Limits for untrusted clients (issue 11, RELIABILITY.md G4, G5).
+ * Limits for untrusted clients (issue 11, docs/architecture.md, "Limits").
  *
  * A guest or anonymous logon proves nothing about the client, so it
  * must not lift what an unauthenticated connection may cost: the PDU

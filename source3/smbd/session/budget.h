@@ -1,5 +1,5 @@
 /*
- * What an untrusted client may cost (RELIABILITY.md G4, G5; issue 11):
+ * What an untrusted client may cost (docs/architecture.md, "Limits"; issue 11):
  * which connections are trusted, their PDU limit and timeout.  The
  * descriptor budget that handle quotas share: files/handles.h.
  */

@@ -1,6 +1,6 @@
 /*
- * Per-source-address back-off for failed logons (RELIABILITY.md item 27):
- * after a few failures from one address, its logon attempts are spaced
+ * Per-source-address back-off for failed logons (docs/architecture.md,
+ * "Limits"): after a few failures from one address, its logon attempts are spaced
  * out, whatever connections they arrive on, so password guessing is slow.
  */
 #ifndef RINGSMB_SMBD_LOGON_THROTTLE_H

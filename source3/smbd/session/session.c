@@ -4,9 +4,9 @@
  * those their opens (talloc tree).
  *
  * Multichannel (MS-SMB2 3.3.5.5.2): a session lives below its primary
- * connection and has one channel per connection it is bound to.  The
- * server is one event loop (DESIGN.md section 7), so a request on any
- * channel finds the session, its tcons and opens directly.
+ * connection and has one channel per connection it is bound to.  The server is
+ * one event loop (docs/architecture.md, "Threads and rings"), so a request on
+ * any channel finds the session, its tcons and opens directly.
  */
 #include "lib/util/dlist.h"
 #include "source3/smbd/files/handles.h"

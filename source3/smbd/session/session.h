@@ -8,7 +8,7 @@
 #include "source3/smbd/files/create_open.h"
 #include "source3/smbd/files/open_files.h"
 
-/* Pending and established sessions per connection (RELIABILITY item 27) */
+/* Pending and established sessions per connection (docs/architecture.md) */
 #define SMBD_MAX_SESSIONS_PER_CONN 64
 #define SMBD_MAX_TCONS_PER_SESSION 128
 /* Windows allows 32 channels per session */

@@ -10,7 +10,7 @@
 #include "source3/smbd/session/session.h"
 
 /*
- * 'server signing' (RELIABILITY.md G9: user sessions signed by default).
+ * 'server signing' (docs/security.md).
  * mandatory requires signing.  default requires it on SMB 3.x, as
  * Windows Server 2025 and Windows 11 24H2 do: every user session signs;
  * guest and anonymous sessions have no key, are never signed and stay

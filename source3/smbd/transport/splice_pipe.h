@@ -1,5 +1,6 @@
 /*
- * Per-connection pipes for the splice read mode (DESIGN.md section 5).
+ * Per-connection pipes for the splice read mode (docs/architecture.md, "Data
+ * path modes").
  *
  * A READ in splice mode moves the file's bytes into pipes (file -> pipe,
  * no copy), answers with their exact count, and the transport sends the

@@ -522,10 +522,6 @@ static void recv_pdu_done(struct tevent_req *subreq)
 	}
 }
 
-/*
- * What this connection held at most (RELIABILITY.md: memory per
- * connection is bounded): receive buffer, queued responses, splice pipes.
- */
 /* ---- the splice write mode ---- */
 
 /*

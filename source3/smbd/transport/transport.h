@@ -9,7 +9,7 @@
 
 /*
  * The PDU cap before authentication and for guest/anonymous sessions
- * (RELIABILITY.md G4) is 'smb2 untrusted max pdu' (budget.c).
+ * (docs/architecture.md, "Limits") is 'smb2 untrusted max pdu' (budget.c).
  */
 /* Partial PDU timeout (G5): the rest of a PDU must follow in this time. */
 #define SMBD_PDU_TIMEOUT_SECS 30

@@ -20,9 +20,9 @@ static void send_next(struct smbd_transport *t);
 static void send_done(struct tevent_req *subreq);
 
 /*
- * Flow control on the way out (RELIABILITY.md G4): a client that does not
- * read its responses stops being read, and no further request is started,
- * once SMBD_SENDQ_HIGH bytes wait; both resume below SMBD_SENDQ_LOW.
+ * Flow control on the way out (docs/architecture.md, "Limits"): a client that
+ * does not read its responses stops being read, and no further request is
+ * started, once SMBD_SENDQ_HIGH bytes wait; both resume below SMBD_SENDQ_LOW.
  */
 static void send_account(struct smbd_transport *t, ssize_t delta,
 			 int entries)
@@ -217,7 +217,9 @@ static void send_done(struct tevent_req *subreq)
 	if (sp != NULL) {
 		ret = uring_sendmsg_splice_recv(subreq);
 		if (ret == 0) {
-			/* emptied: back to the pool, not freed with the batch */
+			/*
+			 * emptied: back to the pool, not freed with the batch
+			 */
 			smbd_splice_put(t->conn, sp);
 		}
 	} else {
