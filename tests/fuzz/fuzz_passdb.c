@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the smbpasswd file parser (lib/auth/passdb.c).
+ * libFuzzer harness for the smbpasswd file parser (lib/auth/passdb_text.c).
  * Any input must parse without crashing or leaking, and the database must
  * survive a format and reparse: formatting is idempotent after one pass
  * (what smbpasswd writes is what smbd reads back), with the same users.

@@ -3,7 +3,7 @@
  * first input byte is the FileInformationClass, the rest the buffer, so
  * every class's length checks are reached.  What parses must describe
  * bytes inside the input: a rename name lies within the buffer.
- * Seed corpus: tests/fuzz/corpus/setinfo/ (from test_vfs's vectors).
+ * Seed corpus: tests/fuzz/corpus/setinfo/ (from test_vfs_fileinfo's vectors).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -247,8 +247,8 @@ def test_read_while_truncated(rmserver, mode):
     client parses every reply), and every byte is the file's or zero."""
     # splice: this test once stalled the server (a pipe fills by slots
     # before its bytes when a splice continues mid-page after a short one;
-    # the file -> pipe splices are non-blocking now, test_uring's
-    # splice_full_pipe and test_vfs's splice_read_full_pipe pin it down)
+    # the file -> pipe splices are non-blocking now, test_uring_socket's
+    # splice_full_pipe and test_vfs_io's splice_read_full_pipe pin it down)
     size = 4 * MiB
     for off, n, got in run_with_writer(rmserver, mode, "cut-%s.bin" % mode,
                                        size, cut_file=True):

@@ -7,10 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "tests/unit/test_uring.h"
+#include "tests/unit/uring_test_util.h"
 
 #define BUF_SIZE (256 * 1024)
 
@@ -51,7 +52,7 @@ static uint64_t reaped(struct uring *ring)
 	assert_int_equal(ret_, 0); \
 } while (0)
 
-void test_uring__bufs_take_return(void **state)
+static void test_uring__bufs_take_return(void **state)
 {
 	TALLOC_CTX *ctx = *state;
 	struct uring *ring = NULL;
@@ -89,7 +90,7 @@ void test_uring__bufs_take_return(void **state)
 	talloc_free(ev);
 }
 
-void test_uring__bufs_no_ring(void **state)
+static void test_uring__bufs_no_ring(void **state)
 {
 	TALLOC_CTX *ctx = *state;
 	struct tevent_context *ev = tevent_context_init_byname(ctx, "epoll");
@@ -107,7 +108,7 @@ void test_uring__bufs_no_ring(void **state)
 }
 
 /* READ_FIXED into the middle of a buffer, WRITE_FIXED from it. */
-void test_uring__bufs_pread_fixed(void **state)
+static void test_uring__bufs_pread_fixed(void **state)
 {
 	TALLOC_CTX *ctx = talloc_new(*state);
 	struct uring *ring = NULL;
@@ -246,7 +247,7 @@ static size_t read_to_eof(int fd, uint8_t *buf, size_t len)
 }
 
 /* Headers from ordinary memory around payloads in registered buffers. */
-void test_uring__bufs_send_zc_fixed(void **state)
+static void test_uring__bufs_send_zc_fixed(void **state)
 {
 	TALLOC_CTX *ctx = talloc_new(*state);
 	struct uring *ring = NULL;
@@ -286,7 +287,7 @@ void test_uring__bufs_send_zc_fixed(void **state)
  * followed by a slice of a registered buffer go out as several chains,
  * in order.
  */
-void test_uring__bufs_send_zc_many(void **state)
+static void test_uring__bufs_send_zc_many(void **state)
 {
 	TALLOC_CTX *ctx = talloc_new(*state);
 	struct uring *ring = NULL;
@@ -321,7 +322,7 @@ void test_uring__bufs_send_zc_many(void **state)
  * request freed (as when a connection drops), until the notification
  * CQE, which comes once the reader took the bytes.
  */
-void test_uring__bufs_held_until_notif(void **state)
+static void test_uring__bufs_held_until_notif(void **state)
 {
 	TALLOC_CTX *mem = talloc_new(*state);
 	struct uring *ring = NULL;
@@ -381,7 +382,7 @@ void test_uring__bufs_held_until_notif(void **state)
  * A READ_FIXED that waits (a socket without data) and is freed with its
  * buffer: cancelled, and the buffer stays unused until the CQE.
  */
-void test_uring__bufs_freed_in_flight(void **state)
+static void test_uring__bufs_freed_in_flight(void **state)
 {
 	TALLOC_CTX *ctx = *state;
 	struct uring *ring = NULL;
@@ -414,7 +415,7 @@ void test_uring__bufs_freed_in_flight(void **state)
 }
 
 /* The ring (and pool) freed while a buffer is lent: the memory stays. */
-void test_uring__bufs_ring_freed_first(void **state)
+static void test_uring__bufs_ring_freed_first(void **state)
 {
 	TALLOC_CTX *ctx = *state;
 	struct uring *ring = NULL;
@@ -433,3 +434,26 @@ void test_uring__bufs_ring_freed_first(void **state)
 	talloc_free(b);
 }
 
+
+#define T(name) cmocka_unit_test_setup_teardown(test_uring__##name, \
+						unit_setup, unit_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(bufs_take_return),
+		T(bufs_no_ring),
+		T(bufs_pread_fixed),
+		T(bufs_send_zc_fixed),
+		T(bufs_send_zc_many),
+		T(bufs_held_until_notif),
+		T(bufs_freed_in_flight),
+		T(bufs_ring_freed_first),
+	};
+
+	/* SIGPIPE stays fatal: the zero-copy sends must use MSG_NOSIGNAL */
+	if (getenv("TEST_FILTER") != NULL) {
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
