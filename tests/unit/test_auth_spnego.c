@@ -80,7 +80,7 @@ static void test_spnego__anonymous_exchange(void **state)
 
 /*
  * RINGSMB_WRITE_CORPUS=<repo>/tests/fuzz/corpus writes the messages the
- * truncation tests start from as fuzz seeds (STYLE.md rule 27).
+ * truncation tests start from as fuzz seeds.
  */
 static void write_seed(const uint8_t *msg, size_t len)
 {

@@ -1,8 +1,7 @@
 /*
- * Unit tests for what every lib/smb2 codec stands on (STYLE.md rule
- * 27): the cursor and writer (cursor.h), the SMB2 header (hdr.c), the
- * per-opcode table (ops.c), compound carving (compound.c) and UTF-16
- * (utf16.c).
+ * Unit tests for what every lib/smb2 codec stands on: the cursor and writer
+ * (cursor.h), the SMB2 header (hdr.c), the per-opcode table (ops.c), compound
+ * carving (compound.c) and UTF-16 (utf16.c).
  *
  * With SMB2_CORPUS_DIR set, test_corpus__write also writes the vectors
  * of every test_smb2_* program out as fuzz seeds

@@ -1,7 +1,6 @@
 /*
  * Unit tests for CLOSE and FLUSH (close_codec.c), READ (read_codec.c),
- * WRITE (write_codec.c) and LOCK (lock_codec.c) in lib/smb2 (STYLE.md
- * rule 27).
+ * WRITE (write_codec.c) and LOCK (lock_codec.c) in lib/smb2.
  */
 #include "tests/unit/smb2_test_util.h"
 #include "lib/util/byteorder.h"
