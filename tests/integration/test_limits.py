@@ -1,6 +1,6 @@
-"""What one misbehaving client may cost the server (docs/architecture.md, "Limits"):
-a client that sends without reading its responses is throttled by not
-being read, so the server's memory stays bounded.  ringsmb only."""
+"""What one misbehaving client may cost the server (docs/architecture.md,
+"Limits"): a client that sends without reading its responses is
+throttled by not being read, so the server's memory stays bounded.  ringsmb only."""
 import socket
 import struct
 import time

@@ -1,5 +1,5 @@
-"""READ in every data path mode ("smb2 read mode", docs/architecture.md, "Data path modes"):
-the bytes must be identical whatever the mode, for sizes around every
+"""READ in every data path mode ("smb2 read mode", docs/architecture.md,
+"Data path modes"): the bytes must be identical whatever the mode, for sizes around every
 boundary (page, "min splice size", one splice pipe's worth, max read, a
 file tail shorter than the request), while the file is being truncated
 and extended, and with io_uring off (every mode falls back to copy).
@@ -242,8 +242,8 @@ def test_read_while_truncated(rmserver, mode):
     does not order a read against a concurrent truncate: a byte may come
     back as the zero the truncation left in the page, in copy mode during
     the read, in splice mode (pages lent to the socket) until it is sent
-    (sendfile semantics, docs/architecture.md, "Data path modes": why splice is opt-in).  What
-    every mode guarantees: the length promised is the length sent (the
+    (sendfile semantics, docs/architecture.md, "Data path modes": why
+    splice is opt-in).  What every mode guarantees: the length promised is the length sent (the
     client parses every reply), and every byte is the file's or zero."""
     # splice: this test once stalled the server (a pipe fills by slots
     # before its bytes when a splice continues mid-page after a short one;

@@ -1,6 +1,6 @@
-"""WRITE in the splice write mode ("smb2 write mode = splice", DESIGN.md
-section 5): the transport receives a lone unsigned WRITE's payload
-socket -> pipes and WRITE moves it pipes -> file.  The bytes on disk must
+"""WRITE in the splice write mode ("smb2 write mode = splice",
+docs/architecture.md, "Data path modes"): the transport receives a lone
+unsigned WRITE's payload socket -> pipes and WRITE moves it pipes -> file.  The bytes on disk must
 be exactly what was written for sizes around every boundary, the mode
 must fall back to memory where it does not apply (io_uring off, vfs_noop,
 compounds), and a client that disconnects inside a payload loses only
