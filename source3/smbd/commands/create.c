@@ -418,7 +418,7 @@ static NTSTATUS create_do_open(struct create_args *a,
 		status = NT_STATUS_TOO_MANY_OPENED_FILES;
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		/* before the open takes a descriptor (budget.c) */
+		/* before the open takes a descriptor (files/handles.c) */
 		status = smbd_handles_check(req->tcon->session);
 	}
 	if (NT_STATUS_IS_OK(status) && a->app_instance) {

@@ -205,9 +205,10 @@ static bool smb2_read_short(const struct smb2_read_state *state)
 
 /*
  * FilePositionInformation follows reads, as in Samba (smbtorture
- * smb2.read.position).  The open outlives this request: requests on a
- * connection run one at a time, and a dropped connection frees the
- * request with the open.
+ * smb2.read.position).  The open outlives this request: nothing that
+ * frees an open (CLOSE, a tree disconnect, a logoff) starts while a READ
+ * on the connection runs (pipeline_sched.c), and a dropped connection
+ * frees the request with the open.
  */
 static void smb2_read_finish(struct tevent_req *req,
 			     struct smb2_read_state *state)

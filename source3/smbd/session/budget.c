@@ -1,10 +1,13 @@
 /*
  * Limits for untrusted clients (issue 11, docs/architecture.md, "Limits").
  *
- * A guest or anonymous logon proves nothing about the client, so it
- * must not lift what an unauthenticated connection may cost: the PDU
- * size stays at 'smb2 untrusted max pdu' and the connection goes after
- * 'smb2 untrusted timeout' seconds without a request.  A connection is
+ * A guest or anonymous logon proves nothing about the client, so its
+ * connection goes after 'smb2 untrusted timeout' seconds without a
+ * request, as an unauthenticated one does.  Its PDUs may be as large as
+ * NEGOTIATE promised (a guest share is written to, and the size was
+ * told to the client before it logged on); the server-wide receive
+ * budget bounds their memory (docs/security.md, "Untrusted sessions").
+ * Before any session the PDU size stays at 'smb2 untrusted max pdu'.  A connection is
  * trusted once it has a valid session of a real user (or is a channel
  * of one), and becomes untrusted again when that user logs off.
  *
