@@ -1,8 +1,8 @@
 /*
  * FSCTL payloads carried in IOCTL Input/Output buffers (MS-SMB2 2.2.31.1,
- * 2.2.32.1-2.2.32.5; MS-FSCC 2.3).  Pure pull/push functions: bytes
- * in, struct out, each with its own length check,
- * results may point into the input.  The server's policy (copychunk
+ * 2.2.31.4, 2.2.32.1-2.2.32.6; MS-FSCC 2.3).  Pure pull/push functions:
+ * bytes in, struct out, each with its own length check, results may
+ * point into the input.  The server's policy (copychunk
  * limits, access checks) is not decided here.
  */
 #ifndef RINGSMB_SMB2_FSCTL_H
@@ -26,6 +26,14 @@
 #define SMB2_RESUME_KEY_LEN		24
 #define SMB2_RESUME_KEY_RSP_SIZE	32
 
+/*
+ * VALIDATE_NEGOTIATE_INFO request (2.2.31.4): Capabilities, Guid,
+ * SecurityMode, DialectCount, then the dialects; response (2.2.32.6):
+ * Capabilities, Guid, SecurityMode, Dialect.
+ */
+#define SMB2_VNEG_REQ_FIXED		24
+#define SMB2_VNEG_RSP_SIZE		24
+
 /* SRV_COPYCHUNK_COPY (2.2.31.1) and SRV_COPYCHUNK (2.2.31.1.1) */
 #define SMB2_COPYCHUNK_COPY_FIXED	32
 #define SMB2_COPYCHUNK_SIZE		24
@@ -44,6 +52,21 @@
 #define SMB2_SOCKADDR_INET6		0x0017
 
 #define SMB2_COMPRESSION_FORMAT_NONE	0x0000
+
+struct smb2_validate_negotiate_req {
+	uint32_t capabilities;
+	uint8_t guid[16];
+	uint16_t security_mode;
+	uint16_t dialect_count;
+	const uint8_t *dialects;	/* dialect_count LE uint16s (input) */
+};
+
+struct smb2_validate_negotiate_rsp {
+	uint32_t capabilities;
+	uint8_t guid[16];
+	uint16_t security_mode;
+	uint16_t dialect;
+};
 
 struct smb2_copychunk_copy {
 	const uint8_t *source_key;	/* SMB2_RESUME_KEY_LEN bytes */
@@ -92,6 +115,29 @@ struct smb2_net_iface {
 };
 
 /*
+ * VALIDATE_NEGOTIATE_INFO request.  INVALID_PARAMETER when the fixed
+ * part is short, DialectCount is 0 or the dialects do not fit in len;
+ * bytes after them are ignored.  Whether the values match what
+ * NEGOTIATE saw is the server's decision (3.3.5.15.12).
+ */
+NTSTATUS smb2_validate_negotiate_req_pull(
+	const uint8_t *buf, size_t len,
+	struct smb2_validate_negotiate_req *out);
+/* Dialect i < r->dialect_count of a pulled request. */
+uint16_t smb2_validate_negotiate_dialect(
+	const struct smb2_validate_negotiate_req *r, size_t i);
+/* For tests and the fuzzer: the request, dialects copied as they are. */
+size_t smb2_validate_negotiate_req_push(
+	const struct smb2_validate_negotiate_req *in, uint8_t *buf,
+	size_t len);
+size_t smb2_validate_negotiate_rsp_push(
+	const struct smb2_validate_negotiate_rsp *in, uint8_t *buf,
+	size_t len);
+NTSTATUS smb2_validate_negotiate_rsp_pull(
+	const uint8_t *buf, size_t len,
+	struct smb2_validate_negotiate_rsp *out);
+
+/*
  * SRV_COPYCHUNK_COPY.  The chunk array is not copied: chunk i is read
  * with smb2_copychunk_get().  INVALID_PARAMETER when the fixed part is
  * short or ChunkCount elements do not fit in len (a lying count costs
@@ -117,6 +163,17 @@ NTSTATUS smb2_copychunk_rsp_pull(const uint8_t *buf, size_t len,
 				 struct smb2_copychunk_rsp *out);
 size_t smb2_resume_key_rsp_push(const uint8_t *key, uint8_t *buf,
 				size_t len);
+
+/*
+ * Our ResumeKey (opaque to the client, 2.2.32.3): the source open's
+ * FileId, Persistent then Volatile, and 8 zero bytes.  The pull reads
+ * the FileId back out of the SourceKey of a SRV_COPYCHUNK_COPY (which
+ * smb2_copychunk_copy_pull checked to be SMB2_RESUME_KEY_LEN bytes).
+ */
+void smb2_resume_key_push(uint64_t persistent, uint64_t volatile_id,
+			  uint8_t key[SMB2_RESUME_KEY_LEN]);
+void smb2_resume_key_pull(const uint8_t key[SMB2_RESUME_KEY_LEN],
+			  uint64_t *persistent, uint64_t *volatile_id);
 
 /* FILE_SET_SPARSE_BUFFER: an empty buffer means SetSparse = TRUE. */
 NTSTATUS smb2_set_sparse_pull(const uint8_t *buf, size_t len, bool *sparse);

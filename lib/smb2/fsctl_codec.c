@@ -1,11 +1,76 @@
 /*
- * FSCTL payloads (MS-SMB2 2.2.31.1, 2.2.32.1-2.2.32.5; MS-FSCC 2.3).
- * Every structure has its own pull with its own length check; pushes write into a caller-sized buffer and return 0 when
+ * FSCTL payloads (MS-SMB2 2.2.31.1, 2.2.31.4, 2.2.32.1-2.2.32.6;
+ * MS-FSCC 2.3).  Every structure has its own pull with its own length
+ * check; pushes write into a caller-sized buffer and return 0 when
  * it is too small.
  */
 #include <string.h>
 #include "lib/smb2/cursor.h"
 #include "lib/smb2/fsctl.h"
+
+NTSTATUS smb2_validate_negotiate_req_pull(
+	const uint8_t *buf, size_t len,
+	struct smb2_validate_negotiate_req *out)
+{
+	struct smb2_cur c = smb2_cur_init(buf, len);
+
+	out->capabilities = smb2_cur_u32(&c);
+	smb2_cur_copy(&c, out->guid, sizeof(out->guid));
+	out->security_mode = smb2_cur_u16(&c);
+	out->dialect_count = smb2_cur_u16(&c);
+	/* a 16-bit count times 2 cannot wrap */
+	out->dialects = smb2_cur_bytes(&c, 2 * (size_t)out->dialect_count);
+	if (c.bad || out->dialect_count == 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+uint16_t smb2_validate_negotiate_dialect(
+	const struct smb2_validate_negotiate_req *r, size_t i)
+{
+	return pull_le16(r->dialects + 2 * i);
+}
+
+size_t smb2_validate_negotiate_req_push(
+	const struct smb2_validate_negotiate_req *in, uint8_t *buf,
+	size_t len)
+{
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	smb2_wr_u32(&w, in->capabilities);
+	smb2_wr_bytes(&w, in->guid, sizeof(in->guid));
+	smb2_wr_u16(&w, in->security_mode);
+	smb2_wr_u16(&w, in->dialect_count);
+	smb2_wr_bytes(&w, in->dialects, 2 * (size_t)in->dialect_count);
+	return w.overflow ? 0 : w.ofs;
+}
+
+size_t smb2_validate_negotiate_rsp_push(
+	const struct smb2_validate_negotiate_rsp *in, uint8_t *buf,
+	size_t len)
+{
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	smb2_wr_u32(&w, in->capabilities);
+	smb2_wr_bytes(&w, in->guid, sizeof(in->guid));
+	smb2_wr_u16(&w, in->security_mode);
+	smb2_wr_u16(&w, in->dialect);
+	return w.overflow ? 0 : w.ofs;
+}
+
+NTSTATUS smb2_validate_negotiate_rsp_pull(
+	const uint8_t *buf, size_t len,
+	struct smb2_validate_negotiate_rsp *out)
+{
+	struct smb2_cur c = smb2_cur_init(buf, len);
+
+	out->capabilities = smb2_cur_u32(&c);
+	smb2_cur_copy(&c, out->guid, sizeof(out->guid));
+	out->security_mode = smb2_cur_u16(&c);
+	out->dialect = smb2_cur_u16(&c);
+	return c.bad ? NT_STATUS_INVALID_PARAMETER : NT_STATUS_OK;
+}
 
 NTSTATUS smb2_copychunk_copy_pull(const uint8_t *buf, size_t len,
 				  struct smb2_copychunk_copy *out)
@@ -86,6 +151,25 @@ size_t smb2_resume_key_rsp_push(const uint8_t *key, uint8_t *buf,
 	smb2_wr_u32(&w, 0);			/* ContextLength */
 	smb2_wr_zero(&w, 4);			/* Context (as Samba) */
 	return w.overflow ? 0 : w.ofs;
+}
+
+void smb2_resume_key_push(uint64_t persistent, uint64_t volatile_id,
+			  uint8_t key[SMB2_RESUME_KEY_LEN])
+{
+	struct smb2_wr w = smb2_wr_init(key, SMB2_RESUME_KEY_LEN);
+
+	smb2_wr_u64(&w, persistent);
+	smb2_wr_u64(&w, volatile_id);
+	smb2_wr_zero(&w, SMB2_RESUME_KEY_LEN - 16);
+}
+
+void smb2_resume_key_pull(const uint8_t key[SMB2_RESUME_KEY_LEN],
+			  uint64_t *persistent, uint64_t *volatile_id)
+{
+	struct smb2_cur c = smb2_cur_init(key, SMB2_RESUME_KEY_LEN);
+
+	*persistent = smb2_cur_u64(&c);
+	*volatile_id = smb2_cur_u64(&c);
 }
 
 /* MS-FSA 2.1.5.9.38: no buffer is SetSparse = TRUE; a BOOLEAN otherwise */

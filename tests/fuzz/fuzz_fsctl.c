@@ -1,12 +1,30 @@
 /*
  * libFuzzer harness: the FSCTL payload decoders (lib/smb2/fsctl_codec.c).
  * The first byte selects the decoder, the rest is its input.  What
- * parses is pushed again and must parse to the same values.
+ * parses is pushed again and must parse to the same values.  Client
+ * input among them: SRV_COPYCHUNK_COPY (with the FileId in its
+ * SourceKey), the range and compression buffers, FILE_SET_SPARSE and
+ * VALIDATE_NEGOTIATE_INFO.
  * Seed corpus: tests/fuzz/corpus/fsctl/ (from test_fsctl).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "lib/smb2/fsctl.h"
+
+/* A client's SourceKey: the FileId read back must push to the same. */
+static void resume_key(const uint8_t *key)
+{
+	uint8_t again[SMB2_RESUME_KEY_LEN];
+	uint64_t persistent = 0, volatile_id = 0, p2 = 0, v2 = 0;
+
+	smb2_resume_key_pull(key, &persistent, &volatile_id);
+	smb2_resume_key_push(persistent, volatile_id, again);
+	smb2_resume_key_pull(again, &p2, &v2);
+	if (memcmp(again, key, 16) != 0 || p2 != persistent ||
+	    v2 != volatile_id) {
+		abort();
+	}
+}
 
 static void copychunk(const uint8_t *p, size_t n)
 {
@@ -27,6 +45,7 @@ static void copychunk(const uint8_t *p, size_t n)
 		total += ch.length;
 	}
 	(void)total;
+	resume_key(cc.source_key);
 }
 
 static void ranges(const uint8_t *p, size_t n)
@@ -72,6 +91,36 @@ static void net_ifaces(const uint8_t *p, size_t n)
 	}
 }
 
+static void validate_negotiate(const uint8_t *p, size_t n)
+{
+	struct smb2_validate_negotiate_req v, v2;
+	static uint8_t buf[SMB2_VNEG_REQ_FIXED + 2 * 65535];
+	size_t len = 0;
+	size_t i;
+
+	if (!NT_STATUS_IS_OK(smb2_validate_negotiate_req_pull(p, n, &v))) {
+		return;
+	}
+	if (v.dialect_count == 0 ||
+	    2 * (size_t)v.dialect_count > n - SMB2_VNEG_REQ_FIXED) {
+		abort();		/* the pull let a lying count through */
+	}
+	len = smb2_validate_negotiate_req_push(&v, buf, sizeof(buf));
+	if (len != SMB2_VNEG_REQ_FIXED + 2 * (size_t)v.dialect_count ||
+	    memcmp(buf, p, len) != 0 ||
+	    !NT_STATUS_IS_OK(smb2_validate_negotiate_req_pull(buf, len,
+							      &v2)) ||
+	    v2.dialect_count != v.dialect_count) {
+		abort();
+	}
+	for (i = 0; i < v.dialect_count; i++) {
+		if (smb2_validate_negotiate_dialect(&v, i) !=
+		    smb2_validate_negotiate_dialect(&v2, i)) {
+			abort();
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint16_t format = 0;
@@ -80,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0) {
 		return 0;
 	}
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		copychunk(data + 1, size - 1);
 		break;
@@ -95,8 +144,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)smb2_set_sparse_pull(size > 1 ? data + 1 : NULL,
 					   size - 1, &sparse);
 		break;
-	default:
+	case 5:
 		net_ifaces(data + 1, size - 1);
+		break;
+	default:
+		validate_negotiate(data + 1, size - 1);
 		break;
 	}
 	return 0;

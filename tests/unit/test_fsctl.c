@@ -1,6 +1,7 @@
 /*
  * FSCTL payload codecs (lib/smb2/fsctl_codec.c): every truncation of a
- * valid input under a guard page, lying counts, round trips.  With
+ * valid input under a guard page, lying counts, round trips; among them
+ * VALIDATE_NEGOTIATE_INFO and the ResumeKey's FileId (issue 12).  With
  * SMB2_CORPUS_DIR set, test_fsctl_corpus__write writes the vectors out
  * as seeds for tests/fuzz/fuzz_fsctl.c (tests/fuzz/corpus/fsctl/): the
  * first byte of a seed selects the decoder, as in the harness.
@@ -20,6 +21,120 @@ static const uint8_t key[SMB2_RESUME_KEY_LEN] = {
 	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 	13, 14, 15, 16, 0, 0, 0, 0, 0, 0, 0, 0,
 };
+
+/*
+ * VALIDATE_NEGOTIATE_INFO as Windows 8 sends it after a 3.0.2
+ * NEGOTIATE: Capabilities 0x7F, its ClientGuid, signing enabled,
+ * dialects 2.0.2, 2.1, 3.0, 3.0.2.
+ */
+static const uint8_t vneg_req[32] = {
+	0x7f, 0x00, 0x00, 0x00,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x01, 0x00, 0x04, 0x00,
+	0x02, 0x02, 0x10, 0x02, 0x00, 0x03, 0x02, 0x03,
+};
+
+static void test_validate_negotiate__pull(void **state)
+{
+	struct smb2_validate_negotiate_req v;
+	uint8_t *g = guard_dup(vneg_req, sizeof(vneg_req));
+	uint8_t back[sizeof(vneg_req)];
+
+	assert_true(IS_OK(smb2_validate_negotiate_req_pull(
+		g, sizeof(vneg_req), &v)));
+	assert_int_equal(v.capabilities, 0x7f);
+	assert_memory_equal(v.guid, vneg_req + 4, 16);
+	assert_int_equal(v.security_mode, 1);
+	assert_int_equal(v.dialect_count, 4);
+	assert_int_equal(smb2_validate_negotiate_dialect(&v, 0), 0x0202);
+	assert_int_equal(smb2_validate_negotiate_dialect(&v, 3), 0x0302);
+	/* the push gives the same bytes back, and refuses a short buffer */
+	assert_int_equal(smb2_validate_negotiate_req_push(&v, back, 31), 0);
+	assert_int_equal(smb2_validate_negotiate_req_push(&v, back, 32), 32);
+	assert_memory_equal(back, vneg_req, 32);
+	guard_free(g);
+}
+
+static void test_validate_negotiate__every_truncation(void **state)
+{
+	struct smb2_validate_negotiate_req v;
+	size_t i;
+
+	for (i = 0; i < sizeof(vneg_req); i++) {
+		uint8_t *g = guard_dup(vneg_req, i);
+
+		assert_true(IS_IP(smb2_validate_negotiate_req_pull(g, i, &v)));
+		guard_free(g);
+	}
+	assert_true(IS_IP(smb2_validate_negotiate_req_pull(NULL, 0, &v)));
+}
+
+static void test_validate_negotiate__counts(void **state)
+{
+	struct smb2_validate_negotiate_req v;
+	uint8_t buf[sizeof(vneg_req) + 6];
+	uint8_t *g = NULL;
+
+	/* DialectCount 0: nothing to validate, not a request */
+	memcpy(buf, vneg_req, 24);
+	buf[22] = 0;
+	g = guard_dup(buf, 24);
+	assert_true(IS_IP(smb2_validate_negotiate_req_pull(g, 24, &v)));
+	guard_free(g);
+	/* a count past the end, up to the largest */
+	memcpy(buf, vneg_req, sizeof(vneg_req));
+	buf[22] = 5;
+	g = guard_dup(buf, sizeof(vneg_req));
+	assert_true(IS_IP(smb2_validate_negotiate_req_pull(
+		g, sizeof(vneg_req), &v)));
+	guard_free(g);
+	buf[22] = 0xff;
+	buf[23] = 0xff;
+	g = guard_dup(buf, sizeof(vneg_req));
+	assert_true(IS_IP(smb2_validate_negotiate_req_pull(
+		g, sizeof(vneg_req), &v)));
+	guard_free(g);
+	/* bytes after the dialects are ignored */
+	memcpy(buf, vneg_req, sizeof(vneg_req));
+	memset(buf + sizeof(vneg_req), 0xEE, 6);
+	g = guard_dup(buf, sizeof(buf));
+	assert_true(IS_OK(smb2_validate_negotiate_req_pull(
+		g, sizeof(buf), &v)));
+	assert_int_equal(v.dialect_count, 4);
+	guard_free(g);
+}
+
+static void test_validate_negotiate__rsp(void **state)
+{
+	static const uint8_t want[SMB2_VNEG_RSP_SIZE] = {
+		0x47, 0x00, 0x00, 0x00,
+		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,
+		0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+		0x03, 0x00, 0x02, 0x03,
+	};
+	struct smb2_validate_negotiate_rsp r = {
+		.capabilities = 0x47, .security_mode = 3, .dialect = 0x0302,
+	}, back;
+	uint8_t buf[SMB2_VNEG_RSP_SIZE + 1];
+	size_t i;
+
+	memcpy(r.guid, want + 4, 16);
+	memset(buf, 0x55, sizeof(buf));
+	assert_int_equal(smb2_validate_negotiate_rsp_push(&r, buf, 23), 0);
+	assert_int_equal(smb2_validate_negotiate_rsp_push(&r, buf, 25), 24);
+	assert_memory_equal(buf, want, 24);
+	assert_int_equal(buf[24], 0x55);
+	assert_true(IS_OK(smb2_validate_negotiate_rsp_pull(buf, 24, &back)));
+	assert_memory_equal(&back, &r, sizeof(r));
+	for (i = 0; i < 24; i++) {
+		uint8_t *g = guard_dup(want, i);
+
+		assert_true(IS_IP(smb2_validate_negotiate_rsp_pull(g, i,
+								   &back)));
+		guard_free(g);
+	}
+}
 
 /* Two chunks, as a Windows client sends them */
 static size_t two_chunks(uint8_t *buf, size_t len)
@@ -127,6 +242,25 @@ static void test_resume_key__rsp(void **state)
 	assert_memory_equal(buf, key, 24);
 	assert_int_equal(buf[24] | buf[25] | buf[26] | buf[27], 0);
 	assert_int_equal(buf[32], 0xAA);
+}
+
+static void test_resume_key__file_id(void **state)
+{
+	uint8_t k[SMB2_RESUME_KEY_LEN];
+	uint64_t p = 0, v = 0;
+	size_t i;
+
+	memset(k, 0xAA, sizeof(k));
+	smb2_resume_key_push(0x0102030405060708ULL, 0x1112131415161718ULL,
+			     k);
+	assert_int_equal(k[0], 0x08);		/* Persistent, LE */
+	assert_int_equal(k[8], 0x18);		/* then Volatile */
+	for (i = 16; i < sizeof(k); i++) {
+		assert_int_equal(k[i], 0);
+	}
+	smb2_resume_key_pull(k, &p, &v);
+	assert_int_equal(p, 0x0102030405060708ULL);
+	assert_int_equal(v, 0x1112131415161718ULL);
 }
 
 static void test_set_sparse__pull(void **state)
@@ -288,6 +422,8 @@ static void test_fsctl_corpus__write(void **state)
 	write_seed(dir, "set_sparse", 4, buf, 1);
 	len = two_ifaces(buf, sizeof(buf));
 	write_seed(dir, "net_iface_two", 5, buf, len);
+	write_seed(dir, "vneg_four", 6, vneg_req, sizeof(vneg_req));
+	write_seed(dir, "vneg_lying", 6, vneg_req, sizeof(vneg_req) - 2);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, unit_setup, unit_teardown)
@@ -301,6 +437,11 @@ int main(void)
 		T(test_copychunk__zero_chunks_and_trailing),
 		T(test_copychunk__rsp),
 		T(test_resume_key__rsp),
+		T(test_resume_key__file_id),
+		T(test_validate_negotiate__pull),
+		T(test_validate_negotiate__every_truncation),
+		T(test_validate_negotiate__counts),
+		T(test_validate_negotiate__rsp),
 		T(test_set_sparse__pull),
 		T(test_ranges__pull_push),
 		T(test_compression__pull_push),

@@ -7,42 +7,32 @@
  * disk share; never a silent success (docs/protocol.md).
  */
 #include <string.h>
-#include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/session/signing.h"
 #include "source3/smbd/commands/ioctl.h"
 #include "source3/smbd/transport/transport.h"
 
-/* VALIDATE_NEGOTIATE_INFO request (2.2.31.4) and response (2.2.32.6) */
-#define VNEG_REQ_FIXED 24
-#define VNEG_RSP_SIZE 24
-
 /*
  * 3.3.5.15.12: anything that differs from what NEGOTIATE saw means the
- * NEGOTIATE was tampered with: the connection is dropped.
+ * NEGOTIATE was tampered with: the connection is dropped.  A request
+ * that does not even parse differs.
  */
 static bool vneg_matches(const struct smbd_conn *conn, const uint8_t *in,
 			 size_t len)
 {
-	uint16_t count;
+	struct smb2_validate_negotiate_req v;
 	size_t i;
 
-	if (len < VNEG_REQ_FIXED) {
+	if (!NT_STATUS_IS_OK(smb2_validate_negotiate_req_pull(in, len, &v)) ||
+	    v.dialect_count != conn->num_client_dialects ||
+	    v.capabilities != conn->client_caps ||
+	    memcmp(v.guid, conn->client_guid, sizeof(v.guid)) != 0 ||
+	    v.security_mode != conn->client_security_mode) {
 		return false;
 	}
-	count = pull_le16(in + 22);
-	if (count == 0 || count != conn->num_client_dialects ||
-	    len - VNEG_REQ_FIXED < 2 * (size_t)count) {
-		return false;
-	}
-	if (pull_le32(in) != conn->client_caps ||
-	    memcmp(in + 4, conn->client_guid, 16) != 0 ||
-	    pull_le16(in + 20) != conn->client_security_mode) {
-		return false;
-	}
-	for (i = 0; i < count; i++) {
-		if (pull_le16(in + VNEG_REQ_FIXED + 2 * i) !=
+	for (i = 0; i < v.dialect_count; i++) {
+		if (smb2_validate_negotiate_dialect(&v, i) !=
 		    conn->client_dialects[i]) {
 			return false;
 		}
@@ -53,17 +43,23 @@ static bool vneg_matches(const struct smbd_conn *conn, const uint8_t *in,
 static uint8_t *vneg_response(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
 			      const struct smb2_ioctl_req *r, size_t *len)
 {
-	uint8_t out[VNEG_RSP_SIZE];
+	struct smb2_validate_negotiate_rsp v = {
+		.capabilities = conn->server_caps,
+		.security_mode = smbd_signing_security_mode(conn->server,
+							    conn->dialect),
+		.dialect = conn->dialect,
+	};
+	uint8_t out[SMB2_VNEG_RSP_SIZE];
 	struct smb2_ioctl_rsp rsp = {
 		.ctl_code = r->ctl_code, .file_id = r->file_id,
 		.output = { out, sizeof(out) },
 	};
 
-	push_le32(out, conn->server_caps);
-	memcpy(out + 4, conn->server->server_guid, 16);
-	push_le16(out + 20, smbd_signing_security_mode(conn->server,
-						      conn->dialect));
-	push_le16(out + 22, conn->dialect);
+	memcpy(v.guid, conn->server->server_guid, sizeof(v.guid));
+	if (smb2_validate_negotiate_rsp_push(&v, out, sizeof(out)) !=
+	    sizeof(out)) {
+		return NULL;
+	}
 	return smb2_ioctl_rsp_push(mem_ctx, &rsp, len);
 }
 
@@ -79,7 +75,7 @@ static NTSTATUS validate_negotiate(TALLOC_CTX *mem_ctx,
 		smbd_conn_terminate(conn, "VALIDATE_NEGOTIATE_INFO mismatch");
 		return NT_STATUS_ACCESS_DENIED;
 	}
-	if (r->max_output_response < VNEG_RSP_SIZE) {
+	if (r->max_output_response < SMB2_VNEG_RSP_SIZE) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	rsp->body = vneg_response(mem_ctx, conn, r, &rsp->body_len);

@@ -10,7 +10,6 @@
  * key is useless to another session.
  */
 #include <string.h>
-#include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
@@ -39,8 +38,8 @@ NTSTATUS smbd_fsctl_resume_key(struct smbd_ioctl *io)
 	if (io->max_out < SMB2_RESUME_KEY_RSP_SIZE) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
-	push_le64(key, io->open->persistent_id);
-	push_le64(key + 8, io->open->volatile_id);
+	smb2_resume_key_push(io->open->persistent_id, io->open->volatile_id,
+			     key);
 	out = smbd_ioctl_output(io, SMB2_RESUME_KEY_RSP_SIZE);
 	if (out == NULL) {
 		return NT_STATUS_NO_MEMORY;
@@ -52,11 +51,12 @@ NTSTATUS smbd_fsctl_resume_key(struct smbd_ioctl *io)
 static struct smbd_open *resume_key_lookup(struct smbd_session *session,
 					   const uint8_t *key)
 {
-	uint64_t persistent = pull_le64(key);
-	uint64_t volatile_id = pull_le64(key + 8);
+	uint64_t persistent = 0;
+	uint64_t volatile_id = 0;
 	struct smbd_tcon *t = NULL;
 	struct smbd_open *o = NULL;
 
+	smb2_resume_key_pull(key, &persistent, &volatile_id);
 	for (t = session->tcons; t != NULL; t = t->next) {
 		o = smbd_open_find(t, persistent, volatile_id);
 		if (o != NULL) {
