@@ -1,8 +1,8 @@
 /*
  * CREATE (MS-SMB2 2.2.13, 2.2.14) with its contexts, leases and durable
  * handles, and the OPLOCK_BREAK messages about what an open was granted
- * (create_codec.c, create_ctx.c, lease_ctx.c, durable_ctx.c,
- * break_codec.c).  Part of lib/smb2/smb2.h; include that.
+ * (create_codec.c, create_ctx.c, create_ctx_simple.c, lease_ctx.c,
+ * durable_ctx.c, break_codec.c).  Part of lib/smb2/smb2.h; include that.
  */
 #ifndef RINGSMB_SMB2_CREATE_H
 #define RINGSMB_SMB2_CREATE_H
@@ -101,6 +101,36 @@ const struct smb2_create_ctx *smb2_create_ctx_find(
 uint8_t *smb2_create_ctx_push(TALLOC_CTX *mem_ctx,
 			      const struct smb2_create_ctx *ctx, size_t count,
 			      size_t *len);
+
+/* SMB2_CREATE_ALLOCATION_SIZE "AlSi" data (2.2.13.2.6) */
+#define SMB2_ALSI_SIZE		8
+
+/* AllocationSize: exactly 8 bytes of data, else INVALID_PARAMETER. */
+NTSTATUS smb2_alsi_pull(const struct smb2_create_ctx *ctx, uint64_t *size);
+
+/* SMB2_CREATE_QUERY_MAXIMAL_ACCESS_RESPONSE "MxAc" data (2.2.14.2.5) */
+#define SMB2_MXAC_RSP_SIZE	8
+
+struct smb2_mxac_rsp {
+	uint32_t query_status;		/* an NTSTATUS */
+	uint32_t maximal_access;
+};
+
+/* The 8 bytes of response data; NULL on ENOMEM. */
+uint8_t *smb2_mxac_rsp_push(TALLOC_CTX *mem_ctx,
+			    const struct smb2_mxac_rsp *in, size_t *len);
+
+/* SMB2_CREATE_QUERY_ON_DISK_ID "QFid" response data (2.2.14.2.9) */
+#define SMB2_QFID_RSP_SIZE	32
+
+struct smb2_qfid_rsp {
+	uint64_t disk_file_id;
+	uint64_t volume_id;
+};
+
+/* DiskFileId, VolumeId, 16 reserved zero bytes; NULL on ENOMEM. */
+uint8_t *smb2_qfid_rsp_push(TALLOC_CTX *mem_ctx,
+			    const struct smb2_qfid_rsp *in, size_t *len);
 
 /* SMB2_CREATE_REQUEST_LEASE(_V2) "RqLs" data (2.2.13.2.8, 2.2.13.2.10) */
 #define SMB2_LEASE_V1_SIZE	32

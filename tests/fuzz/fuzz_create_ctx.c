@@ -1,8 +1,8 @@
 /*
  * libFuzzer harness: a CREATE context chain (MS-SMB2 2.2.13.2) into
- * smb2_create_ctx_parse(), the lease and durable handle pulls, then a
- * round trip: what parses, pushed as a
- * response chain, must parse again to the same names and data.
+ * smb2_create_ctx_parse(), the lease, durable handle and AlSi pulls,
+ * then a round trip: what parses, pushed as a response chain, must
+ * parse again to the same names and data.
  * Seed corpus: tests/fuzz/corpus/create_ctx/ (from test_smb2_frame).
  */
 #include <stdlib.h>
@@ -46,6 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct smb2_create_ctx_list *l = talloc(ctx,
 						struct smb2_create_ctx_list);
 	const struct smb2_create_ctx *rqls = NULL;
+	const struct smb2_create_ctx *alsi = NULL;
+	uint64_t alloc_size = 0;
 	struct smb2_lease lease;
 	struct smb2_durable_req dh;
 	uint8_t app_id[16];
@@ -57,6 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rqls = smb2_create_ctx_find(l, SMB2_CREATE_TAG_RQLS, &n);
 		if (rqls != NULL) {
 			(void)smb2_lease_pull(rqls, &lease);
+		}
+		alsi = smb2_create_ctx_find(l, SMB2_CREATE_TAG_ALSI, &n);
+		if (alsi != NULL &&
+		    NT_STATUS_IS_OK(smb2_alsi_pull(alsi, &alloc_size)) !=
+		    (alsi->data_len == SMB2_ALSI_SIZE)) {
+			abort();	/* exactly 8 bytes, nothing else */
 		}
 		(void)smb2_durable_req_pull(l, &dh);
 		(void)smb2_app_instance_pull(l, &present, app_id);

@@ -350,6 +350,14 @@ const uint8_t ctx_chain[] = {
 	[72] = 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8,
 };
 
+const uint8_t ctx_alsi_qfid[] = {
+	0x20, 0, 0, 0, 0x10, 0, 0x04, 0, 0, 0, 0x18, 0, 0x08, 0, 0, 0,
+	'A', 'l', 'S', 'i', 0, 0, 0, 0,
+	0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0, 0, 0, 0, 0x10, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	'Q', 'F', 'i', 'd', 0, 0, 0, 0,
+};
+
 /* CREATE "a\b" with ctx_chain at 0x80. */
 size_t mk_create_with_ctx(uint8_t *buf)
 {

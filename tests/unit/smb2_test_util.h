@@ -32,6 +32,8 @@ extern const uint8_t cap_negprot_smb2[102];	/* SMB 2.0.2 */
 
 /* MxAc (no data) then DH2Q (32 bytes), as MS-SMB2 2.2.13.2 lays it out. */
 extern const uint8_t ctx_chain[80];
+/* AlSi (8 bytes: 1 MiB) then QFid (no data). */
+extern const uint8_t ctx_alsi_qfid[56];
 /* An ECHO body (StructureSize 4). */
 extern const uint8_t echo_body[4];
 

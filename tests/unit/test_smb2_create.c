@@ -1,7 +1,8 @@
 /*
  * Unit tests for CREATE in lib/smb2: the request and
  * response (create_codec.c), create contexts (create_ctx.c), leases
- * (lease_ctx.c), durable handles (durable_ctx.c) and the oplock and
+ * (lease_ctx.c), durable handles (durable_ctx.c), the fixed-size AlSi,
+ * MxAc and QFid contexts (create_ctx_simple.c) and the oplock and
  * lease breaks of what an open was granted (break_codec.c).
  */
 #include <string.h>
@@ -451,6 +452,110 @@ static void test_durable__rsp_push(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* AlSi, MxAc, QFid (create_ctx_simple.c)                              */
+
+static void test_alsi__pull(void **state)
+{
+	struct smb2_create_ctx_list *l = talloc(*state,
+						struct smb2_create_ctx_list);
+	const struct smb2_create_ctx *alsi = NULL;
+	struct smb2_create_ctx c = {};
+	uint8_t data[SMB2_ALSI_SIZE + 1] = { 0, 0, 0x10 };
+	uint64_t size = 7;
+	size_t n = 0;
+	uint32_t i;
+
+	assert_true(IS_OK(smb2_create_ctx_parse(ctx_alsi_qfid,
+						sizeof(ctx_alsi_qfid), l)));
+	alsi = smb2_create_ctx_find(l, SMB2_CREATE_TAG_ALSI, &n);
+	assert_non_null(alsi);
+	assert_true(IS_OK(smb2_alsi_pull(alsi, &size)));
+	assert_int_equal(size, 1048576);
+	/* exactly 8 bytes: shorter or longer fails, under a guard page */
+	for (i = 0; i <= sizeof(data); i++) {
+		uint8_t *g = guard_dup(data, i);
+
+		c = (struct smb2_create_ctx){ (const uint8_t *)"AlSi", 4,
+					      g, i };
+		size = 7;
+		assert_true(IS_OK(smb2_alsi_pull(&c, &size)) ==
+			    (i == SMB2_ALSI_SIZE));
+		assert_int_equal(size, i == SMB2_ALSI_SIZE ? 0x100000 : 0);
+		guard_free(g);
+	}
+	talloc_free(l);
+}
+
+static void test_mxac__rsp_push(void **state)
+{
+	static const uint8_t want[8] = { 0, 0, 0, 0, 0xff, 0x01, 0x1f, 0x00 };
+	const struct smb2_mxac_rsp m = { .maximal_access = 0x001f01ff };
+	size_t len = 0;
+	uint8_t *out = smb2_mxac_rsp_push(*state, &m, &len);
+
+	assert_bytes(out, len, want, sizeof(want));
+	talloc_free(out);
+}
+
+static void test_qfid__rsp_push(void **state)
+{
+	static const uint8_t want[32] = {
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+		0x01, 0x08, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00,
+	};
+	/* the inode, and the device as major << 32 | minor (259:2049) */
+	const struct smb2_qfid_rsp q = {
+		.disk_file_id = 0x0102030405060708ULL,
+		.volume_id = (259ULL << 32) | 2049,
+	};
+	size_t len = 0;
+	uint8_t *out = smb2_qfid_rsp_push(*state, &q, &len);
+
+	assert_bytes(out, len, want, sizeof(want));
+	talloc_free(out);
+}
+
+/* MxAc and QFid in a CREATE response, as smbd sends them. */
+static void test_create__rsp_mxac_qfid(void **state)
+{
+	const struct smb2_mxac_rsp m = { .maximal_access = 0x001f01ff };
+	const struct smb2_qfid_rsp q = { .disk_file_id = 42, .volume_id = 7 };
+	struct smb2_create_ctx ctx[2] = {
+		{ .name = (const uint8_t *)SMB2_CREATE_TAG_MXAC,
+		  .name_len = 4 },
+		{ .name = (const uint8_t *)SMB2_CREATE_TAG_QFID,
+		  .name_len = 4 },
+	};
+	struct smb2_create_ctx_list *l = talloc(*state,
+						struct smb2_create_ctx_list);
+	size_t len = 0, n = 0, chain_len = 0;
+	uint8_t *d0 = smb2_mxac_rsp_push(*state, &m, &len);
+	uint8_t *d1 = NULL;
+	uint8_t *chain = NULL;
+	const struct smb2_create_ctx *got = NULL;
+
+	ctx[0].data = d0;
+	ctx[0].data_len = (uint32_t)len;
+	d1 = smb2_qfid_rsp_push(*state, &q, &len);
+	ctx[1].data = d1;
+	ctx[1].data_len = (uint32_t)len;
+	chain = smb2_create_ctx_push(*state, ctx, 2, &chain_len);
+	assert_non_null(chain);
+	assert_true(IS_OK(smb2_create_ctx_parse(chain, chain_len, l)));
+	got = smb2_create_ctx_find(l, SMB2_CREATE_TAG_MXAC, &n);
+	assert_int_equal(got->data_len, SMB2_MXAC_RSP_SIZE);
+	assert_int_equal(pull_le32(got->data + 4), 0x001f01ff);
+	got = smb2_create_ctx_find(l, SMB2_CREATE_TAG_QFID, &n);
+	assert_int_equal(got->data_len, SMB2_QFID_RSP_SIZE);
+	assert_int_equal(pull_le64(got->data), 42);
+	assert_int_equal(pull_le64(got->data + 8), 7);
+	talloc_free(chain);
+	talloc_free(d1);
+	talloc_free(d0);
+	talloc_free(l);
+}
+
+/* ------------------------------------------------------------------ */
 /* OPLOCK_BREAK, LEASE_BREAK                                           */
 
 static void test_break__pushes(void **state)
@@ -500,6 +605,10 @@ int main(void)
 		T(test_durable__combinations),
 		T(test_durable__rsp_push),
 		T(test_durable__app_instance),
+		T(test_alsi__pull),
+		T(test_mxac__rsp_push),
+		T(test_qfid__rsp_push),
+		T(test_create__rsp_mxac_qfid),
 		T(test_break__pushes),
 	};
 

@@ -574,6 +574,8 @@ static void test_corpus__write(void **state)
 		   mk_smb1_negprot(buf, win7, 3));
 	write_seed(dir, "create_ctx", "mxac_dh2q", ctx_chain,
 		   sizeof(ctx_chain));
+	write_seed(dir, "create_ctx", "alsi_qfid", ctx_alsi_qfid,
+		   sizeof(ctx_alsi_qfid));
 }
 
 /* ------------------------------------------------------------------ */

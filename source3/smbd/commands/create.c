@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include "lib/util/debug.h"
-#include "lib/util/byteorder.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
@@ -225,7 +224,7 @@ static NTSTATUS create_check_contexts(struct smbd_tcon *tcon,
 	return NT_STATUS_OK;
 }
 
-/* AlSi (2.2.13.2.6): the allocation size for a new file, 8 bytes */
+/* AlSi (2.2.13.2.6): the allocation size for a new file */
 static NTSTATUS create_alsi(const struct smb2_create_ctx_list *l,
 			    uint64_t *size)
 {
@@ -237,11 +236,7 @@ static NTSTATUS create_alsi(const struct smb2_create_ctx_list *l,
 	if (c == NULL) {
 		return NT_STATUS_OK;
 	}
-	if (c->data_len != 8) {
-		return NT_STATUS_INVALID_PARAMETER;
-	}
-	*size = pull_le64(c->data);
-	return NT_STATUS_OK;
+	return smb2_alsi_pull(c, size);
 }
 
 static bool ctx_wanted(const struct create_args *a, const char *tag)
@@ -255,35 +250,40 @@ static bool ctx_wanted(const struct create_args *a, const char *tag)
 static bool create_mxac(TALLOC_CTX *mem_ctx, const struct create_args *a,
 			struct smb2_create_ctx *ctx)
 {
-	uint8_t *data = talloc_zero_size(mem_ctx, 8);
+	const struct smb2_mxac_rsp m = {
+		.query_status = 0, .maximal_access = a->max_access,
+	};
+	size_t len = 0;
+	uint8_t *data = smb2_mxac_rsp_push(mem_ctx, &m, &len);
 
 	if (data == NULL) {
 		return false;
 	}
-	push_le32(data, 0);
-	push_le32(data + 4, a->max_access);
 	*ctx = (struct smb2_create_ctx) {
 		.name = (const uint8_t *)SMB2_CREATE_TAG_MXAC, .name_len = 4,
-		.data = data, .data_len = 8,
+		.data = data, .data_len = (uint32_t)len,
 	};
 	return true;
 }
 
-/* QFid (2.2.14.2.9): DiskFileId (inode, device), VolumeId (zero) */
+/* QFid (2.2.14.2.9): DiskFileId the inode, VolumeId the device */
 static bool create_qfid(TALLOC_CTX *mem_ctx, const struct statx *st,
 			struct smb2_create_ctx *ctx)
 {
-	uint8_t *data = talloc_zero_size(mem_ctx, 32);
+	const struct smb2_qfid_rsp q = {
+		.disk_file_id = st->stx_ino,
+		.volume_id = ((uint64_t)st->stx_dev_major << 32) |
+			     st->stx_dev_minor,
+	};
+	size_t len = 0;
+	uint8_t *data = smb2_qfid_rsp_push(mem_ctx, &q, &len);
 
 	if (data == NULL) {
 		return false;
 	}
-	push_le64(data, st->stx_ino);
-	push_le64(data + 8, ((uint64_t)st->stx_dev_major << 32) |
-		  st->stx_dev_minor);
 	*ctx = (struct smb2_create_ctx) {
 		.name = (const uint8_t *)SMB2_CREATE_TAG_QFID, .name_len = 4,
-		.data = data, .data_len = 32,
+		.data = data, .data_len = (uint32_t)len,
 	};
 	return true;
 }
