@@ -1,8 +1,8 @@
 /*
  * IOCTL (MS-SMB2 2.2.31, 2.2.32), QUERY_DIRECTORY (2.2.33, 2.2.34),
- * CHANGE_NOTIFY (2.2.35, 2.2.36), QUERY_INFO and SET_INFO (2.2.37 -
- * 2.2.40): ioctl_codec.c, query_codec.c.
- * Part of lib/smb2/smb2.h; include that.
+ * CHANGE_NOTIFY (2.2.35, 2.2.36) with its FILE_NOTIFY_INFORMATION entries,
+ * QUERY_INFO and SET_INFO (2.2.37 - 2.2.40): ioctl_codec.c, query_codec.c,
+ * notify_codec.c.  Part of lib/smb2/smb2.h; include that.
  */
 #ifndef RINGSMB_SMB2_QUERY_H
 #define RINGSMB_SMB2_QUERY_H
@@ -94,6 +94,47 @@ struct smb2_change_notify_req {
 
 NTSTATUS smb2_change_notify_req_pull(const struct smb2_pdu *pdu,
 				     struct smb2_change_notify_req *out);
+
+/* FILE_NOTIFY_INFORMATION (MS-FSCC 2.7.1): the output buffer's entries */
+#define SMB2_NOTIFY_INFO_HDR_SIZE	12
+
+/* Action */
+#define SMB2_NOTIFY_ACTION_ADDED		1
+#define SMB2_NOTIFY_ACTION_REMOVED		2
+#define SMB2_NOTIFY_ACTION_MODIFIED		3
+#define SMB2_NOTIFY_ACTION_RENAMED_OLD_NAME	4
+#define SMB2_NOTIFY_ACTION_RENAMED_NEW_NAME	5
+
+struct smb2_notify_info {
+	uint32_t action;
+	const uint8_t *name;	/* UTF-16LE, relative, '\'-separated */
+	size_t name_len;
+};
+
+/*
+ * The size of a list of list_len bytes once an entry with a name of
+ * name_len bytes is appended (the entry that was last gets its padding);
+ * from 0, the size of one entry.  SIZE_MAX if that does not fit a size_t.
+ */
+size_t smb2_notify_info_list_add(size_t list_len, size_t name_len);
+
+/*
+ * One entry at buf: NextEntryOffset 0 if last, else the entry's size
+ * padded to 4 (the padding zeroed).  Returns the bytes written, padding
+ * included; 0 if they do not fit in len or the name cannot be described.
+ */
+size_t smb2_notify_info_push(const struct smb2_notify_info *in, bool last,
+			     uint8_t *buf, size_t len);
+
+/*
+ * The entry at *ofs, then *ofs moves to the next one, or to len after
+ * the last (for tests and the fuzzer: clients parse this, we build it).
+ * A header or name past len, an odd FileNameLength, a NextEntryOffset
+ * that is not 4-aligned, points into the entry or past the end →
+ * INVALID_PARAMETER.
+ */
+NTSTATUS smb2_notify_info_pull(const uint8_t *buf, size_t len, size_t *ofs,
+			       struct smb2_notify_info *out);
 
 /* ------------------------------------------------------------------ */
 /* QUERY_INFO (MS-SMB2 2.2.37, 2.2.38), SET_INFO (2.2.39, 2.2.40)       */

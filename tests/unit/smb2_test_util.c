@@ -358,6 +358,15 @@ const uint8_t ctx_alsi_qfid[] = {
 	'Q', 'F', 'i', 'd', 0, 0, 0, 0,
 };
 
+const uint8_t notify_three[] = {
+	/* 12 + 2, padded to 16 */
+	0x10, 0, 0, 0, 0x01, 0, 0, 0, 0x02, 0, 0, 0, 'a', 0, 0, 0,
+	/* 12 + 4 = 16 */
+	0x10, 0, 0, 0, 0x02, 0, 0, 0, 0x04, 0, 0, 0, 'b', 0, 'c', 0,
+	/* the last: 12 + 2, no padding */
+	0x00, 0, 0, 0, 0x03, 0, 0, 0, 0x02, 0, 0, 0, 'd', 0,
+};
+
 /* CREATE "a\b" with ctx_chain at 0x80. */
 size_t mk_create_with_ctx(uint8_t *buf)
 {

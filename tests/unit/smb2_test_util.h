@@ -34,6 +34,11 @@ extern const uint8_t cap_negprot_smb2[102];	/* SMB 2.0.2 */
 extern const uint8_t ctx_chain[80];
 /* AlSi (8 bytes: 1 MiB) then QFid (no data). */
 extern const uint8_t ctx_alsi_qfid[56];
+/*
+ * Three FILE_NOTIFY_INFORMATION entries: "a" added, "bc" removed, "d"
+ * modified (the last one unpadded).
+ */
+extern const uint8_t notify_three[46];
 /* An ECHO body (StructureSize 4). */
 extern const uint8_t echo_body[4];
 

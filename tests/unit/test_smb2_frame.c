@@ -576,6 +576,8 @@ static void test_corpus__write(void **state)
 		   sizeof(ctx_chain));
 	write_seed(dir, "create_ctx", "alsi_qfid", ctx_alsi_qfid,
 		   sizeof(ctx_alsi_qfid));
+	write_seed(dir, "notify_info", "three", notify_three,
+		   sizeof(notify_three));
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,10 @@
 /*
  * Unit tests for IOCTL (ioctl_codec.c) and for QUERY_DIRECTORY,
- * QUERY_INFO, SET_INFO and CHANGE_NOTIFY (query_codec.c) in lib/smb2.
+ * QUERY_INFO, SET_INFO and CHANGE_NOTIFY (query_codec.c) and for the
+ * FILE_NOTIFY_INFORMATION entries of a CHANGE_NOTIFY response
+ * (notify_codec.c) in lib/smb2.
  */
+#include <string.h>
 #include "tests/unit/smb2_test_util.h"
 #include "lib/util/byteorder.h"
 
@@ -164,6 +167,127 @@ static void test_change_notify__pull(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* FILE_NOTIFY_INFORMATION (notify_codec.c)                            */
+
+static const struct smb2_notify_info three[] = {
+	{ SMB2_NOTIFY_ACTION_ADDED, (const uint8_t *)"a\0", 2 },
+	{ SMB2_NOTIFY_ACTION_REMOVED, (const uint8_t *)"b\0c\0", 4 },
+	{ SMB2_NOTIFY_ACTION_MODIFIED, (const uint8_t *)"d\0", 2 },
+};
+
+static void test_notify_info__push(void **state)
+{
+	uint8_t buf[sizeof(notify_three) + 8];
+	size_t len = 0, ofs = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		len = smb2_notify_info_list_add(len, three[i].name_len);
+	}
+	assert_int_equal(len, sizeof(notify_three));
+	memset(buf, 0xAA, sizeof(buf));
+	for (i = 0; i < 3; i++) {
+		ofs += smb2_notify_info_push(&three[i], i == 2, buf + ofs,
+					     sizeof(buf) - ofs);
+	}
+	assert_int_equal(ofs, sizeof(notify_three));
+	assert_memory_equal(buf, notify_three, sizeof(notify_three));
+	assert_int_equal(buf[ofs], 0xAA);	/* the last is not padded */
+}
+
+static void test_notify_info__push_does_not_fit(void **state)
+{
+	uint8_t buf[16];
+	const struct smb2_notify_info big = { 1, buf, (size_t)UINT32_MAX };
+
+	/* 14 bytes, 16 with padding: a non-last entry needs the padding */
+	assert_int_equal(smb2_notify_info_push(&three[0], false, buf, 15), 0);
+	assert_int_equal(smb2_notify_info_push(&three[0], false, buf, 16), 16);
+	assert_int_equal(smb2_notify_info_push(&three[0], true, buf, 13), 0);
+	assert_int_equal(smb2_notify_info_push(&three[0], true, buf, 14), 14);
+	assert_int_equal(smb2_notify_info_push(&three[0], true, NULL, 0), 0);
+	/* a name FileNameLength cannot describe */
+	assert_int_equal(smb2_notify_info_push(&big, true, buf, SIZE_MAX), 0);
+	assert_int_equal(smb2_notify_info_list_add(SIZE_MAX - 2, 0),
+			 SIZE_MAX);
+	assert_int_equal(smb2_notify_info_list_add(16, SIZE_MAX - 20),
+			 SIZE_MAX);
+	assert_int_equal(smb2_notify_info_list_add(14, 2), 16 + 14);
+}
+
+static void test_notify_info__pull(void **state)
+{
+	uint8_t *g = guard_dup(notify_three, sizeof(notify_three));
+	struct smb2_notify_info e;
+	size_t ofs = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		assert_true(IS_OK(smb2_notify_info_pull(
+			g, sizeof(notify_three), &ofs, &e)));
+		assert_int_equal(e.action, three[i].action);
+		assert_int_equal(e.name_len, three[i].name_len);
+		assert_memory_equal(e.name, three[i].name, e.name_len);
+	}
+	assert_int_equal(ofs, sizeof(notify_three));
+	/* past the end */
+	assert_true(IS_IP(smb2_notify_info_pull(g, sizeof(notify_three),
+						&ofs, &e)));
+	ofs = sizeof(notify_three) + 1;
+	assert_true(IS_IP(smb2_notify_info_pull(g, sizeof(notify_three),
+						&ofs, &e)));
+	guard_free(g);
+}
+
+/* Every prefix: the walk stops with an error, never reads past it. */
+static void test_notify_info__every_truncation(void **state)
+{
+	struct smb2_notify_info e;
+	size_t i;
+
+	for (i = 0; i < sizeof(notify_three); i++) {
+		uint8_t *g = guard_dup(notify_three, i);
+		size_t ofs = 0;
+		NTSTATUS st = NT_STATUS_OK;
+
+		while (IS_OK(st) && ofs < i) {
+			st = smb2_notify_info_pull(g, i, &ofs, &e);
+		}
+		assert_true(i == 0 || IS_IP(st));
+		guard_free(g);
+	}
+}
+
+static void test_notify_info__bad_entries(void **state)
+{
+	uint8_t buf[sizeof(notify_three)];
+	struct smb2_notify_info e;
+	static const struct {
+		size_t at;
+		uint32_t v;
+	} bad[] = {
+		{ 0, 2 },		/* NextEntryOffset not 4-aligned */
+		{ 0, 12 },		/* into its own name */
+		{ 0, 46 },		/* at the end: no next entry */
+		{ 0, 0xFFFFFFFC },	/* far past it */
+		{ 8, 3 },		/* odd FileNameLength */
+		{ 8, 0xFFFFFFFE },	/* a name past the end */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t ofs = 0;
+		uint8_t *g = NULL;
+
+		memcpy(buf, notify_three, sizeof(buf));
+		push_le32(buf + bad[i].at, bad[i].v);
+		g = guard_dup(buf, sizeof(buf));
+		assert_true(IS_IP(smb2_notify_info_pull(g, sizeof(buf), &ofs,
+							&e)));
+		assert_int_equal(ofs, 0);
+		guard_free(g);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, unit_setup, unit_teardown)
 
@@ -177,6 +301,11 @@ int main(void)
 		T(test_outbuf__rsps),
 		T(test_set_info__pull),
 		T(test_change_notify__pull),
+		T(test_notify_info__push),
+		T(test_notify_info__push_does_not_fit),
+		T(test_notify_info__pull),
+		T(test_notify_info__every_truncation),
+		T(test_notify_info__bad_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

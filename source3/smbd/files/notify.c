@@ -136,14 +136,6 @@ uint32_t smbd_notify_event_filter(uint32_t mask)
 	return f;
 }
 
-static size_t align4(size_t n)
-{
-	return (n + 3) & ~(size_t)3;
-}
-
-/* FILE_NOTIFY_INFORMATION: three 32-bit fields, then the name */
-#define NOTIFY_ENTRY_HDR 12
-
 size_t smbd_notify_encoded_size(const struct smbd_notify_change *changes,
 				size_t n)
 {
@@ -151,7 +143,7 @@ size_t smbd_notify_encoded_size(const struct smbd_notify_change *changes,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		total = align4(total) + NOTIFY_ENTRY_HDR + changes[i].name_len;
+		total = smb2_notify_info_list_add(total, changes[i].name_len);
 	}
 	return total;
 }
@@ -176,15 +168,19 @@ NTSTATUS smbd_notify_encode(TALLOC_CTX *mem_ctx,
 		return NT_STATUS_NO_MEMORY;
 	}
 	for (i = 0; i < n; i++) {
-		const struct smbd_notify_change *c = &changes[i];
-		size_t next = i + 1 < n ?
-			align4(NOTIFY_ENTRY_HDR + c->name_len) : 0;
+		const struct smb2_notify_info e = {
+			.action = changes[i].action,
+			.name = changes[i].name,
+			.name_len = changes[i].name_len,
+		};
+		size_t done = smb2_notify_info_push(&e, i + 1 == n,
+						    buf + ofs, len - ofs);
 
-		push_le32(buf + ofs, next);
-		push_le32(buf + ofs + 4, c->action);
-		push_le32(buf + ofs + 8, c->name_len);
-		memcpy(buf + ofs + NOTIFY_ENTRY_HDR, c->name, c->name_len);
-		ofs += next;
+		if (done == 0) {
+			TALLOC_FREE(buf);	/* sized above: cannot be */
+			return NT_STATUS_INTERNAL_ERROR;
+		}
+		ofs += done;
 	}
 	*out = buf;
 	*out_len = len;
@@ -508,7 +504,7 @@ static void change_append(struct smbd_notify_watcher *w, uint32_t action,
 			  uint8_t *name, size_t len)
 {
 	struct smbd_notify_change *c = NULL;
-	size_t bytes = align4(w->bytes) + NOTIFY_ENTRY_HDR + len;
+	size_t bytes = smb2_notify_info_list_add(w->bytes, len);
 
 	/* a burst of writes to one file is one MODIFIED (as Samba) */
 	if (w->num_changes > 0 &&

@@ -13,7 +13,7 @@
  * overflowed and reports STATUS_NOTIFY_ENUM_DIR once, so the client
  * re-reads the directory instead of missing changes silently.
  *
- * This file needs only talloc, tevent and lib/smb2's UTF-16 conversion,
+ * This file needs only talloc, tevent and lib/smb2 (UTF-16, the entries),
  * so tests/unit/test_notify.c runs it against a real directory.
  */
 #ifndef RINGSMB_SMBD_NOTIFY_H
@@ -26,6 +26,7 @@
 #include <tevent.h>
 #include "lib/util/ntstatus.h"
 #include "lib/util/unix_token.h"
+#include "lib/smb2/smb2.h"
 
 /* inotify watches one server holds (the kernel default is 8192 a user) */
 #define SMBD_NOTIFY_MAX_WATCHES 4096
@@ -41,12 +42,12 @@
 #define SMBD_NOTIFY_MAX_BUFFER (64 * 1024)
 #define SMBD_NOTIFY_MAX_CHANGES 1000
 
-/* FILE_NOTIFY_INFORMATION Action (MS-FSCC 2.4.42) */
-#define SMBD_NOTIFY_ACTION_ADDED 1
-#define SMBD_NOTIFY_ACTION_REMOVED 2
-#define SMBD_NOTIFY_ACTION_MODIFIED 3
-#define SMBD_NOTIFY_ACTION_OLD_NAME 4
-#define SMBD_NOTIFY_ACTION_NEW_NAME 5
+/* FILE_NOTIFY_INFORMATION Action: the wire values are lib/smb2's */
+#define SMBD_NOTIFY_ACTION_ADDED SMB2_NOTIFY_ACTION_ADDED
+#define SMBD_NOTIFY_ACTION_REMOVED SMB2_NOTIFY_ACTION_REMOVED
+#define SMBD_NOTIFY_ACTION_MODIFIED SMB2_NOTIFY_ACTION_MODIFIED
+#define SMBD_NOTIFY_ACTION_OLD_NAME SMB2_NOTIFY_ACTION_RENAMED_OLD_NAME
+#define SMBD_NOTIFY_ACTION_NEW_NAME SMB2_NOTIFY_ACTION_RENAMED_NEW_NAME
 
 /* One buffered change: the name is UTF-16LE, relative, '\'-separated. */
 struct smbd_notify_change {
@@ -73,10 +74,10 @@ size_t smbd_notify_encoded_size(const struct smbd_notify_change *changes,
 				size_t n);
 
 /*
- * FILE_NOTIFY_INFORMATION entries, each 4-byte aligned, NextEntryOffset
- * 0 on the last.  More than max_len bytes (or nothing): returns
- * NOTIFY_ENUM_DIR and no buffer, as Windows and Samba answer when the
- * changes do not fit.
+ * FILE_NOTIFY_INFORMATION entries (lib/smb2 smb2_notify_info_push), each
+ * 4-byte aligned, NextEntryOffset 0 on the last.  More than max_len
+ * bytes (or nothing): returns NOTIFY_ENUM_DIR and no buffer, as Windows
+ * and Samba answer when the changes do not fit.
  */
 NTSTATUS smbd_notify_encode(TALLOC_CTX *mem_ctx,
 			    const struct smbd_notify_change *changes,
