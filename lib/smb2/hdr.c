@@ -58,3 +58,8 @@ void smb2_hdr_push(const struct smb2_hdr *in, uint8_t *buf)
 	memcpy(buf + SMB2_HDR_OFS_SIGNATURE, in->signature,
 	       SMB2_SIGNATURE_SIZE);
 }
+
+void smb2_hdr_set_next_command(uint8_t *buf, uint32_t next_command)
+{
+	push_le32(buf + SMB2_HDR_OFS_NEXT_COMMAND, next_command);
+}

@@ -87,3 +87,12 @@ uint8_t *smb2_error_rsp_push(TALLOC_CTX *mem_ctx, const uint8_t *data,
 	smb2_wr_zero(&w, size - w.ofs);
 	return smb2_rsp_finish(buf, &w, len);
 }
+
+size_t smb2_error_buffer_size_push(uint32_t needed, uint8_t *buf,
+				   size_t len)
+{
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	smb2_wr_u32(&w, needed);
+	return w.overflow ? 0 : w.ofs;
+}

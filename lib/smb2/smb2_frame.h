@@ -109,6 +109,12 @@ NTSTATUS smb2_hdr_pull(const uint8_t *buf, size_t len, struct smb2_hdr *out);
 /* Writes 64 bytes; the async or sync form is chosen by in->flags. */
 void smb2_hdr_push(const struct smb2_hdr *in, uint8_t *buf);
 
+/*
+ * Sets NextCommand in a pushed header (64 bytes at buf), once the size
+ * of the element it belongs to, padding included, is known.
+ */
+void smb2_hdr_set_next_command(uint8_t *buf, uint32_t next_command);
+
 /* ------------------------------------------------------------------ */
 /* Compound carving (MS-SMB2 3.3.5.2.7)                                 */
 
@@ -249,6 +255,13 @@ bool smb2_u16_array_has(const uint8_t *arr, size_t count, uint16_t v);
  */
 uint8_t *smb2_error_rsp_push(TALLOC_CTX *mem_ctx, const uint8_t *data,
 			     size_t data_len, size_t *len);
+
+/* ErrorData of STATUS_BUFFER_TOO_SMALL (2.2.2.2): the size needed. */
+#define SMB2_ERROR_BUFFER_SIZE_LEN	4
+
+/* Writes the 4 bytes at buf; 0 if len is smaller. */
+size_t smb2_error_buffer_size_push(uint32_t needed, uint8_t *buf,
+				   size_t len);
 
 
 /* ------------------------------------------------------------------ */

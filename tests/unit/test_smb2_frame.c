@@ -163,6 +163,21 @@ static void test_hdr__channel_sequence(void **state)
 	assert_int_equal(smb2_hdr_channel_sequence(&h), 0x0102);
 }
 
+static void test_hdr__set_next_command(void **state)
+{
+	struct smb2_hdr h = { .command = SMB2_OP_ECHO, .message_id = 5 };
+	struct smb2_hdr back;
+	uint8_t buf[SMB2_HDR_SIZE];
+
+	smb2_hdr_push(&h, buf);
+	smb2_hdr_set_next_command(buf, 0x68);
+	assert_int_equal(pull_le32(buf + 0x14), 0x68);
+	assert_true(IS_OK(smb2_hdr_pull(buf, sizeof(buf), &back)));
+	assert_int_equal(back.next_command, 0x68);
+	assert_int_equal(back.message_id, 5);
+	assert_int_equal(back.command, SMB2_OP_ECHO);
+}
+
 static void test_ops__table(void **state)
 {
 	assert_int_equal(smb2_req_struct_size(SMB2_OP_NEGPROT), 36);
@@ -595,6 +610,7 @@ int main(void)
 		T(test_hdr__async_roundtrip),
 		T(test_hdr__rejects),
 		T(test_hdr__channel_sequence),
+		T(test_hdr__set_next_command),
 		T(test_ops__table),
 		T(test_compound__three),
 		T(test_compound__bad_next_command),

@@ -4,6 +4,7 @@
  * (LOGOFF, TREE_DISCONNECT, ECHO, CANCEL) and the ERROR response
  * (simple_codec.c) in lib/smb2.
  */
+#include <string.h>
 #include "tests/unit/smb2_test_util.h"
 #include "lib/util/byteorder.h"
 
@@ -175,6 +176,27 @@ static void test_error__rsp(void **state)
 	talloc_free(out);
 }
 
+/* BUFFER_TOO_SMALL: ErrorData is the 4-byte size the client must offer */
+static void test_error__buffer_size(void **state)
+{
+	static const uint8_t want[] = {
+		9, 0, 0, 0, 4, 0, 0, 0, 0x34, 0x12, 0, 0,
+	};
+	uint8_t data[SMB2_ERROR_BUFFER_SIZE_LEN + 1];
+	size_t len = 0;
+	uint8_t *out = NULL;
+
+	memset(data, 0xAA, sizeof(data));
+	assert_int_equal(smb2_error_buffer_size_push(0x1234, data, 3), 0);
+	assert_int_equal(data[0], 0xAA);
+	assert_int_equal(smb2_error_buffer_size_push(0x1234, data,
+						     sizeof(data)), 4);
+	assert_int_equal(data[4], 0xAA);
+	out = smb2_error_rsp_push(*state, data, 4, &len);
+	assert_bytes(out, len, want, sizeof(want));
+	talloc_free(out);
+}
+
 /* ------------------------------------------------------------------ */
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, unit_setup, unit_teardown)
@@ -190,6 +212,7 @@ int main(void)
 		T(test_tcon__rsp_matches_samba),
 		T(test_simple__pulls_and_rsps),
 		T(test_error__rsp),
+		T(test_error__buffer_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -277,12 +277,12 @@ static NTSTATUS qi_security(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 		return status;
 	}
 	TALLOC_FREE(*out);
-	*out = talloc_zero_size(mem_ctx, 4);
+	*out = talloc_zero_size(mem_ctx, SMB2_ERROR_BUFFER_SIZE_LEN);
 	if (*out == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	push_le32(*out, (uint32_t)*out_len);
-	*out_len = 4;
+	*out_len = smb2_error_buffer_size_push((uint32_t)*out_len, *out,
+					       SMB2_ERROR_BUFFER_SIZE_LEN);
 	return NT_STATUS_BUFFER_TOO_SMALL;
 }
 

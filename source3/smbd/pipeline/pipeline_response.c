@@ -5,7 +5,6 @@
  * (MS-SMB2 3.3.4.1, 3.3.5.2.7).
  */
 #include <string.h>
-#include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/transport/transport.h"
@@ -89,8 +88,7 @@ static bool link_previous(struct smbd_compound *c)
 			.iov_base = zeros, .iov_len = pad };
 	}
 	prev_hdr = c->out[c->last_hdr].iov_base;
-	push_le32(prev_hdr + SMB2_HDR_OFS_NEXT_COMMAND,
-		  (uint32_t)(c->last_len + pad));
+	smb2_hdr_set_next_command(prev_hdr, (uint32_t)(c->last_len + pad));
 	c->elems[c->num_elems - 1].iovcnt = c->outcnt - (int)c->last_hdr;
 	return true;
 }
