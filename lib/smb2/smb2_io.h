@@ -111,6 +111,22 @@ struct smb2_write_req {
 NTSTATUS smb2_write_req_pull(const struct smb2_pdu *pdu,
 			     struct smb2_write_req *out);
 
+/*
+ * The head of a WRITE as the transport sees it before the payload is in:
+ * the SMB2 header and the fixed body (buf holds at least SMB2_HDR_SIZE +
+ * 48 bytes).  INVALID_PARAMETER unless it is a well-formed header (a
+ * sync one) of a WRITE with the WRITE body size; nothing else is judged
+ * here (flags, compounds, where the data is: the caller's policy).
+ */
+struct smb2_write_head {
+	struct smb2_hdr hdr;
+	uint16_t data_offset;
+	uint32_t length;
+};
+
+NTSTATUS smb2_write_head_pull(const uint8_t *buf, size_t len,
+			      struct smb2_write_head *out);
+
 struct smb2_write_rsp {
 	uint32_t count;
 	uint32_t remaining;

@@ -42,6 +42,26 @@ NTSTATUS smb2_write_req_pull(const struct smb2_pdu *pdu,
 	return smb2_pdu_blob(pdu, out->data_offset, out->length, &out->data);
 }
 
+NTSTATUS smb2_write_head_pull(const uint8_t *buf, size_t len,
+			      struct smb2_write_head *out)
+{
+	struct smb2_cur c;
+
+	if (len < SMB2_HDR_SIZE + (SMB2_WRITE_REQ_SIZE & ~1) ||
+	    !NT_STATUS_IS_OK(smb2_hdr_pull(buf, len, &out->hdr)) ||
+	    out->hdr.command != SMB2_OP_WRITE ||
+	    (out->hdr.flags & SMB2_FLAGS_ASYNC_COMMAND) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	c = smb2_cur_init(buf + SMB2_HDR_SIZE, len - SMB2_HDR_SIZE);
+	if (smb2_cur_u16(&c) != SMB2_WRITE_REQ_SIZE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	out->data_offset = smb2_cur_u16(&c);
+	out->length = smb2_cur_u32(&c);
+	return c.bad ? NT_STATUS_INVALID_PARAMETER : NT_STATUS_OK;
+}
+
 uint8_t *smb2_write_rsp_push(TALLOC_CTX *mem_ctx,
 			     const struct smb2_write_rsp *in, size_t *len)
 {

@@ -2,7 +2,8 @@
  * libFuzzer harness: an NBT payload through lib/smb2 as the daemon
  * runs it: compound carving, the per-element check, and the request
  * pull for each element's opcode; then what the daemon does next with
- * the pulled pointers (names to UTF-8, contexts, lock elements).
+ * the pulled pointers (names to UTF-8, contexts, lock elements); and the
+ * WRITE head the transport peeks at (smb2_write_head_pull).
  * Seed corpus: tests/fuzz/corpus/smb2_request/ (from test_smb2_frame).
  */
 #include <stdlib.h>
@@ -181,9 +182,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	TALLOC_CTX *ctx = talloc_new(NULL);
 	struct smb2_pdu *pdus = NULL;
+	struct smb2_write_head w;
 	size_t n = 0;
 	size_t i = 0;
 
+	/* what the transport peeks at before a WRITE's payload is in */
+	if (NT_STATUS_IS_OK(smb2_write_head_pull(data, size, &w)) &&
+	    w.hdr.command != SMB2_OP_WRITE) {
+		abort();
+	}
 	if (NT_STATUS_IS_OK(smb2_compound_carve(ctx, data, size, &pdus,
 						&n))) {
 		for (i = 0; i < n; i++) {

@@ -210,6 +210,41 @@ static void test_lock__pull(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, unit_setup, unit_teardown)
 
+/*
+ * The transport's view of a WRITE before its payload: header and fixed
+ * body only.  Every shorter prefix, another command, an async header or
+ * a wrong StructureSize is refused.
+ */
+static void test_write__head(void **state)
+{
+	uint8_t buf[SMB2_HDR_SIZE + 64];
+	size_t len = mk_write(buf);
+	size_t head = SMB2_HDR_SIZE + 48;
+	struct smb2_write_head w;
+	size_t n;
+
+	assert_true(len >= head);
+	assert_true(NT_STATUS_IS_OK(smb2_write_head_pull(buf, head, &w)));
+	assert_int_equal(w.hdr.command, SMB2_OP_WRITE);
+	assert_int_equal(w.data_offset, pull_le16(buf + SMB2_HDR_SIZE + 2));
+	assert_int_equal(w.length, pull_le32(buf + SMB2_HDR_SIZE + 4));
+	for (n = 0; n < head; n++) {
+		assert_true(IS_IP(smb2_write_head_pull(buf, n, &w)));
+	}
+	push_le16(buf + SMB2_HDR_OFS_COMMAND, SMB2_OP_READ);
+	assert_true(IS_IP(smb2_write_head_pull(buf, head, &w)));
+	push_le16(buf + SMB2_HDR_OFS_COMMAND, SMB2_OP_WRITE);
+	push_le32(buf + SMB2_HDR_OFS_FLAGS, SMB2_FLAGS_ASYNC_COMMAND);
+	assert_true(IS_IP(smb2_write_head_pull(buf, head, &w)));
+	push_le32(buf + SMB2_HDR_OFS_FLAGS, 0);
+	push_le16(buf + SMB2_HDR_SIZE, SMB2_WRITE_REQ_SIZE - 1);
+	assert_true(IS_IP(smb2_write_head_pull(buf, head, &w)));
+	push_le16(buf + SMB2_HDR_SIZE, SMB2_WRITE_REQ_SIZE);
+	push_le32(buf, 0x424D53FD);			/* not 0xFE 'SMB' */
+	assert_true(IS_IP(smb2_write_head_pull(buf, head, &w)));
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +255,7 @@ int main(void)
 		T(test_read__rsp),
 		T(test_write__pull),
 		T(test_write__lying_lengths),
+		T(test_write__head),
 		T(test_write__rsp),
 		T(test_lock__pull),
 	};

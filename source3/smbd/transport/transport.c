@@ -557,16 +557,14 @@ static void recv_write_head(struct smbd_transport *t)
 static bool write_head_splices(const struct smbd_transport *t,
 			       const uint8_t *h)
 {
-	const uint8_t *b = h + SMB2_HDR_SIZE;
+	struct smb2_write_head w;
 
-	return pull_le32(h) == 0x424D53FE &&            /* 0xFE 'SMB' */
-	       pull_le16(h + SMB2_HDR_OFS_COMMAND) == SMB2_OP_WRITE &&
-	       (pull_le32(h + SMB2_HDR_OFS_FLAGS) &
-		(SMB2_FLAGS_SIGNED | SMB2_FLAGS_RELATED_OPERATIONS)) == 0 &&
-	       pull_le32(h + SMB2_HDR_OFS_NEXT_COMMAND) == 0 &&
-	       pull_le16(b) == SMB2_WRITE_REQ_SIZE &&
-	       pull_le16(b + 2) == WRITE_HEAD_LEN &&            /* DataOffset */
-	       pull_le32(b + 4) == t->pdu_len - WRITE_HEAD_LEN;  /* Length */
+	return NT_STATUS_IS_OK(smb2_write_head_pull(h, WRITE_HEAD_LEN, &w)) &&
+	       (w.hdr.flags & (SMB2_FLAGS_SIGNED |
+			       SMB2_FLAGS_RELATED_OPERATIONS)) == 0 &&
+	       w.hdr.next_command == 0 &&
+	       w.data_offset == WRITE_HEAD_LEN &&
+	       w.length == t->pdu_len - WRITE_HEAD_LEN;
 }
 
 /*
