@@ -29,7 +29,9 @@
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
-#include "source3/smbd/files/smbd_files.h"
+#include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/open_files.h"
 
 #define assert_status(x, s) \
 	assert_string_equal(nt_errstr(x), nt_errstr(NT_STATUS_##s))
@@ -656,14 +658,13 @@ static void test_open_files__ids(void **state)
 
 /* ---- byte-range locks of a file's opens (brlock.h) ---- */
 
-/* The file's table, made as commands/lock.c makes it on first LOCK. */
+/* The file's table, made on first use (share_mode.c). */
 static struct brl_table *lock_table(struct smbd_open *open)
 {
-	if (open->file->brl == NULL) {
-		open->file->brl = brl_table_new(open->file);
-	}
-	assert_non_null(open->file->brl);
-	return open->file->brl;
+	struct brl_table *t = smbd_file_lock_table(open);
+
+	assert_non_null(t);
+	return t;
 }
 
 static NTSTATUS lock1(struct smbd_open *o, uint64_t off, uint64_t len,

@@ -82,24 +82,10 @@ static bool smb2_lock_respond(struct tevent_req *req)
 	return true;
 }
 
-/* The file's lock table, made on first use. */
-static struct brl_table *smb2_lock_table(struct smbd_open *open)
-{
-	struct smbd_file *f = open->file;
-
-	if (f == NULL) {
-		return NULL;
-	}
-	if (f->brl == NULL) {
-		f->brl = brl_table_new(f);
-	}
-	return f->brl;
-}
-
 static NTSTATUS smb2_unlock_all(struct smbd_open *open,
 				const struct smb2_lock_req *r)
 {
-	struct brl_table *t = smb2_lock_table(open);
+	struct brl_table *t = smbd_file_lock_table(open);
 	struct smb2_lock_element el;
 	NTSTATUS status;
 	size_t i;
@@ -189,7 +175,7 @@ static NTSTATUS smb2_lock_all(struct tevent_req *result,
 {
 	struct brl_range *ranges = talloc_array(result, struct brl_range,
 						r->lock_count);
-	struct brl_table *t = smb2_lock_table(req->open);
+	struct brl_table *t = smbd_file_lock_table(req->open);
 	NTSTATUS status;
 
 	if (ranges == NULL || t == NULL) {

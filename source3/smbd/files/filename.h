@@ -15,12 +15,13 @@
  * ("" for the root), checked the way Windows and Samba check it:
  *   leading '\'                           INVALID_PARAMETER
  *   NUL, bad UTF-16                        INVALID_PARAMETER
- *   empty component, '.', wildcards,
+ *   empty component, wildcards,
  *   control characters, '/', too long,
  *   `..` above the root, bad stream syntax OBJECT_NAME_INVALID
  *   a named stream (x:s, x:s:$DATA)        OBJECT_NAME_NOT_FOUND
- * `x::$DATA` names the default stream of x (*is_stream set).  `..` that
- * stays inside the share is resolved here; symlinks are left to the VFS.
+ * `x::$DATA` names the default stream of x (*is_stream set).  A `.`
+ * component is dropped (`d\.\f` is `d/f`) and `..` that stays inside
+ * the share is resolved here; symlinks are left to the VFS.
  */
 NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
 			       const struct smb2_blob *name16, char **path,

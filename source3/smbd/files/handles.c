@@ -61,16 +61,28 @@ void smbd_handles_init(struct smbd_server *server)
 		   g->untrusted_max_open_files_per_client);
 }
 
+/*
+ * Freed before its connections (the server going down, its newer
+ * children first): they forget it, so their markers find nothing.
+ */
 static int addr_handles_destructor(struct smbd_addr_handles *a)
 {
+	struct smbd_conn *conn = NULL;
+
+	for (conn = a->server->conns; conn != NULL; conn = conn->next) {
+		if (conn->addr_handles == a) {
+			conn->addr_handles = NULL;
+		}
+	}
 	DLIST_REMOVE_SIMPLE(a->server->addr_handles, a);
 	return 0;
 }
 
-static int conn_addr_destructor(struct smbd_addr_handles **pa)
+static int conn_addr_destructor(struct smbd_conn **pconn)
 {
-	struct smbd_addr_handles *a = *pa;
+	struct smbd_addr_handles *a = (*pconn)->addr_handles;
 
+	(*pconn)->addr_handles = NULL;
 	if (a != NULL && --a->conns == 0) {
 		talloc_free(a);
 	}
@@ -80,20 +92,21 @@ static int conn_addr_destructor(struct smbd_addr_handles **pa)
 /*
  * The count of conn's address, shared by its connections.  It lives
  * below the server; a marker below the connection drops the
- * connection's reference when it goes.
+ * connection's reference when it goes, in whichever order the two are
+ * freed.
  */
 int smbd_handles_conn_start(struct smbd_conn *conn)
 {
 	struct smbd_server *server = conn->server;
 	struct smbd_addr_handles *a = NULL;
-	struct smbd_addr_handles **ref = NULL;
+	struct smbd_conn **ref = NULL;
 
 	for (a = server->addr_handles; a != NULL; a = a->next) {
 		if (strcmp(a->addr, conn->addr) == 0) {
 			break;
 		}
 	}
-	ref = talloc(conn, struct smbd_addr_handles *);
+	ref = talloc(conn, struct smbd_conn *);
 	if (ref == NULL) {
 		return -1;
 	}
@@ -109,7 +122,7 @@ int smbd_handles_conn_start(struct smbd_conn *conn)
 		talloc_set_destructor(a, addr_handles_destructor);
 	}
 	a->conns++;
-	*ref = a;
+	*ref = conn;
 	talloc_set_destructor(ref, conn_addr_destructor);
 	conn->addr_handles = a;
 	return 0;

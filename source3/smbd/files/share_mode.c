@@ -389,6 +389,19 @@ bool smbd_file_open_below(struct smbd_tcon *tcon, const char *dir)
 	return false;
 }
 
+struct brl_table *smbd_file_lock_table(struct smbd_open *open)
+{
+	struct smbd_file *f = open->file;
+
+	if (f == NULL) {
+		return NULL;
+	}
+	if (f->brl == NULL) {
+		f->brl = brl_table_new(f);
+	}
+	return f->brl;
+}
+
 NTSTATUS smbd_lock_check_io(struct smbd_open *open, uint64_t offset,
 			    uint64_t length, bool write)
 {

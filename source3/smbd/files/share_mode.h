@@ -86,6 +86,12 @@ bool smbd_file_blocks_child_rename(struct smbd_server *server,
 bool smbd_file_open_below(struct smbd_tcon *tcon, const char *dir);
 
 /*
+ * The byte-range lock table of open's file, made on first use; NULL when
+ * open has no file or memory ran out.
+ */
+struct brl_table *smbd_file_lock_table(struct smbd_open *open);
+
+/*
  * A READ or WRITE of [offset, offset + length) through open, against the
  * byte-range locks of its file: FILE_LOCK_CONFLICT (MS-FSA 2.1.5.2,
  * 2.1.5.3) or OK.

@@ -26,6 +26,7 @@ struct smbd_pipe {
 };
 
 struct smbd_pipe_pool {
+	struct smbd_conn *conn;         /* whose conn->pipes this is */
 	struct smbd_splice *busy;       /* handed out (weak links back) */
 	struct smbd_pipe *idle[SMBD_SPLICE_POOL_MAX];
 	unsigned num_idle;
@@ -105,6 +106,10 @@ static int smbd_pipe_pool_destructor(struct smbd_pipe_pool *pool)
 		DLIST_REMOVE_SIMPLE(pool->busy, sp);
 		sp->pool = NULL;
 	}
+	/* whatever goes first at teardown, nobody finds a freed pool */
+	if (pool->conn->pipes == pool) {
+		pool->conn->pipes = NULL;
+	}
 	return 0;
 }
 
@@ -132,6 +137,7 @@ static struct smbd_pipe_pool *smbd_pipe_pool(struct smbd_conn *conn)
 	if (pool == NULL) {
 		return NULL;
 	}
+	pool->conn = conn;
 	conn->pipes = pool;
 	talloc_set_destructor(pool, smbd_pipe_pool_destructor);
 	p = smbd_pipe_new(pool, (size_t)conn->max_read + SMBD_PIPE_SLACK,
