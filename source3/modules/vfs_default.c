@@ -620,6 +620,20 @@ static struct tevent_req *default_io_finish(struct tevent_req *req,
 	return tevent_req_post(req, ev);
 }
 
+/*
+ * default_io_as_opener: reading an open descriptor (pread, splice to a
+ * pipe) and fsync run without switching to the user.  The kernel checked
+ * the user's access when the user opened the file (as the user: fh was
+ * opened under the switch); these calls check nothing that depends on
+ * the caller's ids (DAC is not consulted again; LSMs judge the task's
+ * label, which a uid switch does not change), so acting as root grants
+ * nothing the descriptor did not already.  A switch costs two system
+ * calls (docs/performance.md, "Identity"), per 4 KiB READ as much as
+ * the read itself.  Writes, truncation and allocation do switch: as the
+ * user they clear set-id bits and are held to the user's quota, neither
+ * of which holds for root.  With vfs_io_uring every operation carries
+ * the user's personality anyway.
+ */
 static struct tevent_req *default_pread_send(struct vfs_module *m,
 					     TALLOC_CTX *mem_ctx,
 					     struct tevent_context *ev,
@@ -635,11 +649,8 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
-	ret = vfs_become(fh->vfs);
-	if (ret == 0) {
-		ret = default_pread_full(fh->fd, buf, len, off, &got);
-		vfs_unbecome(fh->vfs);
-	}
+	/* no switch: see default_io_as_opener */
+	ret = default_pread_full(fh->fd, buf, len, off, &got);
 	return default_io_finish(req, ev, ret, got);
 }
 
@@ -659,11 +670,8 @@ static struct tevent_req *default_splice_read_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
-	ret = vfs_become(fh->vfs);
-	if (ret == 0) {
-		ret = default_splice_full(fh->fd, pipe_wr, len, off, &got);
-		vfs_unbecome(fh->vfs);
-	}
+	/* no switch: see default_io_as_opener */
+	ret = default_splice_full(fh->fd, pipe_wr, len, off, &got);
 	if (ret < 0 && got > 0) {
 		ret = -EIO;     /* part is in the pipe: the caller drops it */
 	}
@@ -757,11 +765,8 @@ static struct tevent_req *default_fsync_send(struct vfs_module *m,
 	if (req == NULL) {
 		return NULL;
 	}
-	ret = vfs_become(fh->vfs);
-	if (ret == 0) {
-		ret = fsync(fh->fd) == 0 ? 0 : -errno;
-		vfs_unbecome(fh->vfs);
-	}
+	/* no switch: see default_io_as_opener */
+	ret = fsync(fh->fd) == 0 ? 0 : -errno;
 	return default_io_finish(req, ev, ret, 0);
 }
 
