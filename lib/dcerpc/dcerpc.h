@@ -55,7 +55,8 @@ enum dcerpc_ptype {
 #define DCERPC_PFC_FIRST_FRAG		0x01
 #define DCERPC_PFC_LAST_FRAG		0x02
 #define DCERPC_PFC_PENDING_CANCEL	0x04	/* not in bind PDUs */
-#define DCERPC_PFC_SUPPORT_HEADER_SIGN	0x04	/* bind/alter_context only */
+/* the same bit in bind and alter_context PDUs */
+#define DCERPC_PFC_SUPPORT_HEADER_SIGN	0x04
 #define DCERPC_PFC_CONC_MPX		0x10
 #define DCERPC_PFC_DID_NOT_EXECUTE	0x20
 #define DCERPC_PFC_MAYBE		0x40
@@ -229,7 +230,8 @@ struct dcerpc_fault {
 #define DCERPC_NCA_S_UNK_IF		0x1c010003
 #define DCERPC_NCA_S_PROTO_ERROR	0x1c01000b
 #define DCERPC_FAULT_ACCESS_DENIED	0x00000005
-#define DCERPC_FAULT_BAD_STUB_DATA	0x000006f7	/* RPC_X_BAD_STUB_DATA */
+/* RPC_X_BAD_STUB_DATA */
+#define DCERPC_FAULT_BAD_STUB_DATA	0x000006f7
 
 /* sec_trailer (MS-RPCE 2.2.2.11) and the auth value behind it */
 struct dcerpc_auth {
@@ -246,7 +248,8 @@ struct dcerpc_pdu {
 	struct dcerpc_auth auth;
 	union {
 		struct dcerpc_bind bind;	/* BIND, ALTER_CONTEXT */
-		struct dcerpc_bind_ack ack;	/* BIND_ACK, ALTER_CONTEXT_RESP */
+		/* BIND_ACK, ALTER_CONTEXT_RESP */
+		struct dcerpc_bind_ack ack;
 		struct dcerpc_bind_nak nak;
 		struct dcerpc_request req;
 		struct dcerpc_response rsp;

@@ -481,7 +481,7 @@ static void test_hdr__malformed(void **state)
 	refused(ctx, v_request, sizeof(v_request), 2, 1);	/* CL ping */
 	refused(ctx, v_request, sizeof(v_request), 2, 20);	/* unknown */
 	refused(ctx, v_request, sizeof(v_request), 2, 0xff);
-	refused(ctx, v_request, sizeof(v_request), 4, 0x00);	/* big-endian */
+	refused(ctx, v_request, sizeof(v_request), 4, 0x00);	/* BE */
 	refused(ctx, v_request, sizeof(v_request), 4, 0x11);	/* EBCDIC */
 	refused(ctx, v_request, sizeof(v_request), 8, 15);	/* < header */
 	refused(ctx, v_request, sizeof(v_request), 8, 29);	/* > buffer */
@@ -515,7 +515,7 @@ static void test_bind__malformed(void **state)
 	refused(ctx, v_bind, sizeof(v_bind), 24, 2);	/* lying count */
 	refused(ctx, v_bind, sizeof(v_bind), 24, 17);	/* > 16 contexts */
 	refused(ctx, v_bind, sizeof(v_bind), 24, 0xff);
-	refused(ctx, v_bind, sizeof(v_bind), 30, 0);	/* no transfer syntax */
+	refused(ctx, v_bind, sizeof(v_bind), 30, 0);	/* no transfer */
 	refused(ctx, v_bind, sizeof(v_bind), 30, 2);	/* lying count */
 	refused(ctx, v_bind, sizeof(v_bind), 30, 33);	/* > 32 syntaxes */
 	refused(ctx, v_alter, sizeof(v_alter), 30, 3);
@@ -565,7 +565,7 @@ static void test_bind_ack__malformed(void **state)
 	TALLOC_CTX *ctx = *state;
 	const size_t n = sizeof(v_bind_ack);
 
-	refused(ctx, v_bind_ack, n, 24, 0xff);	/* sec_addr past the end */
+	refused(ctx, v_bind_ack, n, 24, 0xff);	/* sec_addr past end */
 	refused(ctx, v_bind_ack, n, 24, 12);	/* no NUL at its end */
 	refused(ctx, v_bind_ack, n, 24, 14);	/* NUL before its end */
 	refused(ctx, v_bind_ack, n, 30, 0);	/* a NUL inside it */
