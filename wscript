@@ -11,7 +11,8 @@ out = 'build'
 # Every directory with a wscript, in dependency order.
 SUBDIRS = [
     'lib/util', 'lib/uring', 'lib/smb2', 'lib/dcerpc', 'lib/crypto',
-    'lib/auth', 'lib/param', 'source3/modules', 'source3/smbd',
+    'lib/auth', 'lib/param', 'source3/modules', 'source3/rpc_server',
+    'source3/smbd',
     'source3/utils',
     'tests/unit', 'tests/fuzz',
 ]

@@ -38,6 +38,7 @@ struct smbd_rxmem;
 struct smbd_rxmem_user;
 struct smbd_server;
 struct smbd_open;
+struct smbd_named_pipe;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -264,6 +265,11 @@ struct smbd_tcon {
 	struct smbd_identity_ref *identity;
 	bool as_root;                   /* "admin users": no token */
 	bool as_guest;                  /* "guest only": the guest account */
+	/*
+	 * IPC$: opens are named pipes (commands/pipe.c), vfs is NULL and
+	 * only the commands the dispatch table marks on_ipc run here
+	 */
+	bool ipc;
 	struct smbd_open *opens;
 	size_t num_opens;
 	/*
@@ -324,6 +330,8 @@ struct smbd_open {
 	uint8_t lock_seq[SMBD_LOCK_SEQ_MAX];
 	uint8_t oplock_level;           /* SMB2_OPLOCK_LEVEL_* held */
 	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
+	/* an open on IPC$: its DCE/RPC pipe (commands/pipe.c), fh NULL */
+	struct smbd_named_pipe *pipe;
 };
 
 /*

@@ -38,7 +38,8 @@ static NTSTATUS close_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	if (r.flags & SMB2_CLOSE_FLAGS_POSTQUERY_ATTRIB) {
+	if ((r.flags & SMB2_CLOSE_FLAGS_POSTQUERY_ATTRIB) &&
+	    req->open->pipe == NULL) {
 		status = close_attrib(req->open, &out);
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;

@@ -157,7 +157,21 @@ uint8_t *smbd_smb1_negprot(TALLOC_CTX *mem_ctx, struct smbd_conn *conn,
  */
 void smbd_notify_delete_pending(struct smbd_open *open);
 
-/* simple.c: a command that completes at once posts its result. */
+/*
+ * simple.c: the state of a command that completes at once (posts its
+ * result) or later (smbd_later_create: it fills rsp, then calls
+ * tevent_req_done); either way its _recv is smbd_done_recv.
+ */
+struct smbd_done_state {
+	struct smbd_response rsp;
+	void *private_data;             /* the command's, e.g. for cancel */
+};
+
+struct tevent_req *smbd_later_create(TALLOC_CTX *mem_ctx,
+				     struct smbd_done_state **state);
+/* subreq came from smbd_done_send or smbd_later_create. */
+bool smbd_done_req(struct tevent_req *subreq);
+
 struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  NTSTATUS status, struct smbd_response *rsp);

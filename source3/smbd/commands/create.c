@@ -13,6 +13,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/session/budget.h"
 #include "source3/smbd/files/durable.h"
@@ -667,10 +668,13 @@ struct tevent_req *smbd_create_send(TALLOC_CTX *mem_ctx,
 				    struct smbd_request *req)
 {
 	struct smb2_create_state *state = NULL;
-	struct tevent_req *result = tevent_req_create(
-		mem_ctx, &state, struct smb2_create_state);
+	struct tevent_req *result = NULL;
 	NTSTATUS status;
 
+	if (req->tcon->ipc) {
+		return smbd_pipe_create_send(mem_ctx, ev, req);
+	}
+	result = tevent_req_create(mem_ctx, &state, struct smb2_create_state);
 	if (result == NULL) {
 		return NULL;
 	}
@@ -743,7 +747,11 @@ static bool create_cancel(struct tevent_req *result)
 NTSTATUS smbd_create_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			  struct smbd_response *rsp)
 {
-	struct smb2_create_state *state = tevent_req_data(
-		subreq, struct smb2_create_state);
+	struct smb2_create_state *state = NULL;
+
+	if (smbd_done_req(subreq)) {
+		return smbd_done_recv(subreq, mem_ctx, rsp);   /* a pipe */
+	}
+	state = tevent_req_data(subreq, struct smb2_create_state);
 	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

@@ -11,6 +11,7 @@
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/session/signing.h"
 #include "source3/smbd/commands/ioctl.h"
+#include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/transport/transport.h"
 
 /*
@@ -118,6 +119,11 @@ static NTSTATUS ioctl_find_open(struct smbd_ioctl *io)
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	io->open = io->req->open;
+	/* a pipe answers the pipe FSCTLs only (commands/pipe.c) */
+	if (io->open->pipe != NULL &&
+	    (io->r->ctl_code >> 16) != FSCTL_DEVICE_NAMED_PIPE) {
+		return NT_STATUS_INVALID_DEVICE_REQUEST;
+	}
 	return NT_STATUS_OK;
 }
 
@@ -134,14 +140,21 @@ static NTSTATUS fsctl_dfs(const struct smbd_ioctl *io)
 		NT_STATUS_NOT_FOUND : NT_STATUS_INVALID_DEVICE_REQUEST;
 }
 
-static NTSTATUS fsctl_pipe(const struct smbd_ioctl *io)
+static NTSTATUS fsctl_pipe(struct smbd_ioctl *io)
 {
 	switch (io->r->ctl_code) {
 	case FSCTL_PIPE_WAIT:
 		return io->open != NULL ? NT_STATUS_INVALID_PARAMETER :
 			NT_STATUS_INVALID_DEVICE_REQUEST;
 	case FSCTL_PIPE_TRANSCEIVE:
-		return NT_STATUS_NOT_SUPPORTED;
+	case FSCTL_PIPE_PEEK:
+		if (io->open != NULL && io->open->pipe != NULL) {
+			return smbd_pipe_fsctl(io);
+		}
+		/* not a pipe: as Samba answers outside IPC$ */
+		return io->r->ctl_code == FSCTL_PIPE_TRANSCEIVE ?
+			NT_STATUS_NOT_SUPPORTED :
+			NT_STATUS_INVALID_DEVICE_REQUEST;
 	default:
 		return NT_STATUS_INVALID_DEVICE_REQUEST;
 	}

@@ -12,6 +12,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/casefold.h"
 #include "source3/smbd/files/ea.h"
 #include "source3/smbd/files/secdesc.h"
@@ -316,7 +317,10 @@ static NTSTATUS qi_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	    r.output_buffer_length > req->conn->max_transact) {
 		status = NT_STATUS_INVALID_PARAMETER;
 	}
-	if (NT_STATUS_IS_OK(status)) {
+	if (NT_STATUS_IS_OK(status) && req->open->pipe != NULL) {
+		status = smbd_pipe_query_info(mem_ctx, req->open, &r, &buf,
+					      &output.len);
+	} else if (NT_STATUS_IS_OK(status)) {
 		status = qi_dispatch(mem_ctx, req, &r, &buf, &output.len);
 	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_BUFFER_TOO_SMALL) &&

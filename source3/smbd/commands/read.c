@@ -26,6 +26,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/transport/splice_pipe.h"
@@ -225,11 +226,14 @@ struct tevent_req *smbd_read_send(TALLOC_CTX *mem_ctx,
 				  struct smbd_request *req)
 {
 	struct smb2_read_state *state = NULL;
-	struct tevent_req *result = tevent_req_create(mem_ctx, &state,
-						      struct smb2_read_state);
+	struct tevent_req *result = NULL;
 	struct tevent_req *subreq = NULL;
 	NTSTATUS status;
 
+	if (req->open->pipe != NULL) {
+		return smbd_pipe_read_send(mem_ctx, ev, req);
+	}
+	result = tevent_req_create(mem_ctx, &state, struct smb2_read_state);
 	if (result == NULL) {
 		return NULL;
 	}
@@ -375,8 +379,12 @@ static void smb2_read_done(struct tevent_req *subreq)
 NTSTATUS smbd_read_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			struct smbd_response *rsp)
 {
-	struct smb2_read_state *state = tevent_req_data(
-		subreq, struct smb2_read_state);
+	struct smb2_read_state *state = NULL;
+
+	if (smbd_done_req(subreq)) {
+		return smbd_done_recv(subreq, mem_ctx, rsp);   /* a pipe */
+	}
+	state = tevent_req_data(subreq, struct smb2_read_state);
 	state->rsp.status = NT_STATUS_OK;
 	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

@@ -5,10 +5,6 @@
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/smbd.h"
 
-struct smbd_done_state {
-	struct smbd_response rsp;
-};
-
 struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  NTSTATUS status, struct smbd_response *rsp)
@@ -29,6 +25,18 @@ struct tevent_req *smbd_done_send(TALLOC_CTX *mem_ctx,
 		tevent_req_done(req);
 	}
 	return tevent_req_post(req, ev);
+}
+
+struct tevent_req *smbd_later_create(TALLOC_CTX *mem_ctx,
+				     struct smbd_done_state **state)
+{
+	return tevent_req_create(mem_ctx, state, struct smbd_done_state);
+}
+
+bool smbd_done_req(struct tevent_req *subreq)
+{
+	return talloc_get_type(_tevent_req_data(subreq),
+			       struct smbd_done_state) != NULL;
 }
 
 NTSTATUS smbd_response_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,

@@ -7,6 +7,7 @@
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/session/identity.h"
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/session/share_access.h"
@@ -149,14 +150,89 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	return NT_STATUS_OK;
 }
 
+/* The response of a tree connect made (req->tcon). */
+static struct tevent_req *tcon_reply(TALLOC_CTX *mem_ctx,
+				     struct tevent_context *ev,
+				     struct smbd_request *req,
+				     struct smb2_tcon_rsp *out, bool encrypt)
+{
+	struct smbd_response rsp = { .status = NT_STATUS_OK };
+
+	req->tcon->encrypt_data = encrypt;
+	if (encrypt) {
+		out->share_flags |= SMB2_SHAREFLAG_ENCRYPT_DATA;
+	}
+	rsp.body = smb2_tcon_rsp_push(mem_ctx, out, &rsp.body_len);
+	if (rsp.body == NULL) {
+		TALLOC_FREE(req->tcon);
+		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
+	}
+	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+}
+
+/*
+ * IPC$ (share type PIPE): no VFS, the global encryption setting, opens
+ * that are named pipes.
+ */
+static NTSTATUS tcon_ipc(TALLOC_CTX *mem_ctx, struct smbd_request *req,
+			 struct smb2_tcon_rsp *out, bool *encrypt)
+{
+	const struct lp_share *share = NULL;
+	struct smbd_tcon *t = NULL;
+	NTSTATUS status = smbd_pipe_tcon(mem_ctx, req, &share);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = share_encryption(req->session, share, encrypt);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	t = smbd_tcon_new(req->session);
+	if (t == NULL) {
+		return NT_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	t->share = talloc_steal(t, share);
+	t->ipc = true;
+	t->read_only = true;
+	req->tcon = t;
+	out->share_type = SMB2_SHARE_TYPE_PIPE;
+	out->share_flags = SMB2_SHAREFLAG_NO_CACHING;
+	out->maximal_access = SMBD_ACCESS_ALL;
+	return NT_STATUS_OK;
+}
+
+/* A share of smb.conf (or [homes]), as the session may use it. */
+static NTSTATUS tcon_share(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+			   struct smbd_request *req, const char *name,
+			   struct smb2_tcon_rsp *out, bool *encrypt)
+{
+	const struct lp_share *share = NULL;
+	struct smbd_share_grant grant;
+	NTSTATUS status;
+
+	share = smbd_share_lookup(mem_ctx, req->session, name);
+	if (share == NULL || !share->available) {
+		DBG_INFO("%s: no share '%s'\n", req->conn->peer, name);
+		return NT_STATUS_BAD_NETWORK_NAME;
+	}
+	status = smbd_share_access(req->session, share, &grant);
+	if (NT_STATUS_IS_OK(status)) {
+		status = share_encryption(req->session, share, encrypt);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = tcon_open(mem_ctx, ev, req, share, &grant);
+	}
+	out->share_type = SMB2_SHARE_TYPE_DISK;
+	out->maximal_access = grant.read_only ? SMBD_ACCESS_READ_ONLY :
+		SMBD_ACCESS_ALL;
+	return status;
+}
+
 struct tevent_req *smbd_tcon_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  struct smbd_request *req)
 {
-	struct smbd_response rsp = { .status = NT_STATUS_OK };
-	struct smb2_tcon_rsp out = { .share_type = SMB2_SHARE_TYPE_DISK };
-	const struct lp_share *share = NULL;
-	struct smbd_share_grant grant;
+	struct smb2_tcon_rsp out = {};
 	struct smb2_tcon_req r;
 	const char *name = NULL;
 	bool encrypt = false;
@@ -166,37 +242,15 @@ struct tevent_req *smbd_tcon_send(TALLOC_CTX *mem_ctx,
 	if (NT_STATUS_IS_OK(status)) {
 		status = share_name(mem_ctx, &r.path, &name);
 	}
-	if (NT_STATUS_IS_OK(status)) {
-		share = smbd_share_lookup(mem_ctx, req->session, name);
-		if (share == NULL || !share->available) {
-			DBG_INFO("%s: no share '%s'\n", req->conn->peer, name);
-			status = NT_STATUS_BAD_NETWORK_NAME;
-		}
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = smbd_share_access(req->session, share, &grant);
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = share_encryption(req->session, share, &encrypt);
-	}
-	if (NT_STATUS_IS_OK(status)) {
-		status = tcon_open(mem_ctx, ev, req, share, &grant);
+	if (NT_STATUS_IS_OK(status) && strcasecmp(name, "IPC$") == 0) {
+		status = tcon_ipc(mem_ctx, req, &out, &encrypt);
+	} else if (NT_STATUS_IS_OK(status)) {
+		status = tcon_share(mem_ctx, ev, req, name, &out, &encrypt);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return smbd_done_send(mem_ctx, ev, status, NULL);
 	}
-	out.maximal_access = grant.read_only ? SMBD_ACCESS_READ_ONLY :
-		SMBD_ACCESS_ALL;
-	req->tcon->encrypt_data = encrypt;
-	if (encrypt) {
-		out.share_flags |= SMB2_SHAREFLAG_ENCRYPT_DATA;
-	}
-	rsp.body = smb2_tcon_rsp_push(mem_ctx, &out, &rsp.body_len);
-	if (rsp.body == NULL) {
-		TALLOC_FREE(req->tcon);
-		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
-	}
-	return smbd_done_send(mem_ctx, ev, NT_STATUS_OK, &rsp);
+	return tcon_reply(mem_ctx, ev, req, &out, encrypt);
 }
 
 NTSTATUS smbd_tcon_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,

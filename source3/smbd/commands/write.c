@@ -23,6 +23,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/files/oplock.h"
@@ -194,10 +195,13 @@ struct tevent_req *smbd_write_send(TALLOC_CTX *mem_ctx,
 				   struct smbd_request *req)
 {
 	struct smb2_write_state *state = NULL;
-	struct tevent_req *result = tevent_req_create(mem_ctx, &state,
-						      struct smb2_write_state);
+	struct tevent_req *result = NULL;
 	struct tevent_req *subreq = NULL;
 
+	if (req->open->pipe != NULL) {
+		return smbd_pipe_write_send(mem_ctx, ev, req);
+	}
+	result = tevent_req_create(mem_ctx, &state, struct smb2_write_state);
 	if (result == NULL) {
 		return NULL;
 	}
@@ -365,8 +369,12 @@ static void smb2_write_synced(struct tevent_req *subreq)
 NTSTATUS smbd_write_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			 struct smbd_response *rsp)
 {
-	struct smb2_write_state *state = tevent_req_data(
-		subreq, struct smb2_write_state);
+	struct smb2_write_state *state = NULL;
+
+	if (smbd_done_req(subreq)) {
+		return smbd_done_recv(subreq, mem_ctx, rsp);   /* a pipe */
+	}
+	state = tevent_req_data(subreq, struct smb2_write_state);
 	state->rsp.status = NT_STATUS_OK;
 	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

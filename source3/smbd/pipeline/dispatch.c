@@ -29,25 +29,30 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	},
 	[SMB2_OP_TDIS] = {
 		"TREE_DISCONNECT", SMBD_NEED_TCON, .frees_session_state = true,
+		.on_ipc = true,
 		.send = smbd_tdis_send, .recv = smbd_tdis_recv,
 	},
 	[SMB2_OP_CREATE] = {
 		"CREATE", SMBD_NEED_TCON, .may_change = true,
+		.on_ipc = true,
 		.opens_file = true,
 		.send = smbd_create_send, .recv = smbd_create_recv,
 	},
 	[SMB2_OP_CLOSE] = {
 		"CLOSE", SMBD_NEED_TCON, .fileid_ofs = 0x08,
+		.on_ipc = true,
 		.may_change = true, .frees_session_state = true,
 		.send = smbd_close_send, .recv = smbd_close_recv,
 	},
 	[SMB2_OP_READ] = {
 		"READ", SMBD_NEED_TCON, .fileid_ofs = 0x10,
+		.on_ipc = true,
 		.charge_ofs = 0x04, .io_offset_ofs = 0x08,
 		.send = smbd_read_send, .recv = smbd_read_recv,
 	},
 	[SMB2_OP_WRITE] = {
 		"WRITE", SMBD_NEED_TCON, .fileid_ofs = 0x10,
+		.on_ipc = true,
 		.charge_ofs = 0x04, .io_offset_ofs = 0x08, .may_change = true,
 		.send = smbd_write_send, .recv = smbd_write_recv,
 	},
@@ -61,6 +66,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	},
 	[SMB2_OP_IOCTL] = {
 		"IOCTL", SMBD_NEED_TCON, .fileid_ofs = 0x08,
+		.on_ipc = true,
 		.fileid_optional = true, .charge_ofs = 0x1C,
 		.charge_ofs2 = 0x2C, .may_change = true,
 		.send = smbd_ioctl_send, .recv = smbd_ioctl_recv,
@@ -77,6 +83,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	},
 	[SMB2_OP_QUERY_INFO] = {
 		"QUERY_INFO", SMBD_NEED_TCON, .fileid_ofs = 0x18,
+		.on_ipc = true,
 		.charge_ofs = 0x04, .charge_ofs2 = 0x0C,
 		.send = smbd_query_info_send, .recv = smbd_query_info_recv,
 	},

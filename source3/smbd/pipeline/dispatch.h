@@ -51,6 +51,11 @@ struct smbd_cmd {
 	bool sets_signing_key;
 	/* its status is what related operations after it inherit */
 	bool opens_file;
+	/*
+	 * runs on an IPC$ tree connect (commands/pipe.c); the others get
+	 * NOT_SUPPORTED there, as from Samba
+	 */
+	bool on_ipc;
 	smbd_cmd_send_fn send;
 	smbd_cmd_recv_fn recv;
 	smbd_on_response_fn on_response;

@@ -462,6 +462,10 @@ static NTSTATUS element_prepare(struct smbd_compound *c,
 	if (NT_STATUS_IS_OK(status) && cmd->need >= SMBD_NEED_TCON) {
 		status = find_tcon(c, pdu, req);
 	}
+	if (NT_STATUS_IS_OK(status) && req->tcon != NULL && req->tcon->ipc &&
+	    !cmd->on_ipc) {
+		status = NT_STATUS_NOT_SUPPORTED;
+	}
 	if (NT_STATUS_IS_OK(status) && cmd->fileid_ofs != 0 &&
 	    (cmd->fileid_body_len == 0 ||
 	     pdu->body_len == cmd->fileid_body_len)) {
