@@ -161,7 +161,7 @@ static NTSTATUS pipe_list_shares(void *priv, TALLOC_CTX *mem_ctx,
 		.name = "IPC$",
 		.comment = talloc_asprintf(mem_ctx, "IPC Service (%s)",
 					   lp->g.server_string),
-		.path = "",
+		.path = "/tmp",		/* Samba's IPC$ path */
 		.type = RPC_STYPE_IPC | RPC_STYPE_SPECIAL,
 		.current_uses = share_uses(s->conn->server, "IPC$"),
 		.browseable = true,
