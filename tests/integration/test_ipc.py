@@ -164,3 +164,24 @@ def test_rpcclient_enum_level2_user(ipc_server, target):
         assert rc == 0 and "bobonly" in parse_paths(out), out
     else:
         assert "WERR_ACCESS_DENIED" in out, out
+
+
+@pytest.mark.parametrize("who", ["alice", "bob"])
+def test_impacket_list_shares(ipc_server, who):
+    """impacket's SMBConnection.listShares (srvsvc NetShareEnumAll 1)."""
+    smbconnection = pytest.importorskip("impacket.smbconnection")
+    conn = smbconnection.SMBConnection(
+        ipc_server.host, ipc_server.host, sess_port=ipc_server.port,
+        timeout=CALL_LIMIT)
+    try:
+        conn.login(A.name(who), A.PASSWORDS[who])
+        got = sorted((s["shi1_netname"][:-1], s["shi1_type"],
+                      s["shi1_remark"][:-1]) for s in conn.listShares())
+    finally:
+        conn.close()
+    expected = [("share", 0, ""), ("data", 0, "Data files"),
+                ("hidden$", 0, "Hidden share"),
+                ("IPC$", 0x80000003, "IPC Service (%s)" % SERVER_STRING)]
+    if who == "bob":
+        expected.append(("bobonly", 0, "Only bob"))
+    assert got == sorted(expected)
