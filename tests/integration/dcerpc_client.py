@@ -29,7 +29,7 @@ import struct
 import time
 import uuid
 
-from smbprotocol.connection import Connection, Dialects
+from smbprotocol.connection import Connection
 from smbprotocol.session import Session
 from smbprotocol.tree import TreeConnect
 
