@@ -64,9 +64,6 @@ static const struct rpc_iface *iface_by_pipe(const char *name)
 {
 	size_t i;
 
-	while (name[0] == '\\') {
-		name++;
-	}
 	for (i = 0; i < sizeof(rpc_ifaces) / sizeof(rpc_ifaces[0]); i++) {
 		if (strcasecmp(rpc_ifaces[i]->pipe_name, name) == 0) {
 			return rpc_ifaces[i];
@@ -600,7 +597,12 @@ static bool start_fragment(struct rpc_pipe *p)
 
 	if (!NT_STATUS_IS_OK(dcerpc_hdr_pull(p->hdr, sizeof(p->hdr),
 					     &hdr))) {
-		queue_bind_nak(p, 0, DCERPC_NAK_PROTOCOL_VERSION_NOT_SUPPORTED,
+		/* the call_id where version 5 has it, as Samba answers */
+		queue_bind_nak(p, (uint32_t)p->hdr[12] |
+			       (uint32_t)p->hdr[13] << 8 |
+			       (uint32_t)p->hdr[14] << 16 |
+			       (uint32_t)p->hdr[15] << 24,
+			       DCERPC_NAK_PROTOCOL_VERSION_NOT_SUPPORTED,
 			       "bad common header");
 		return false;
 	}

@@ -65,7 +65,7 @@ struct rpc_client {
 
 struct rpc_pipe;
 
-/* Whether name ("srvsvc", "\\wkssvc", any case) is a pipe we serve. */
+/* Whether name ("srvsvc", "WKSSVC": any case) is a pipe we serve. */
 bool rpc_pipe_known(const char *name);
 
 /*

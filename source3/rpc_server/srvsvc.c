@@ -26,9 +26,9 @@
 #define SRVSVC_SERVER_TYPE	(SV_TYPE_WORKSTATION | SV_TYPE_SERVER | \
 				 SV_TYPE_SERVER_UNIX | SV_TYPE_NT | \
 				 SV_TYPE_SERVER_NT)
-/* the version Samba announces ("announce version" 4.9) */
-#define SRVSVC_VERSION_MAJOR	4
-#define SRVSVC_VERSION_MINOR	9
+/* the version Samba 4.17 announces (Windows 7 / 2008 R2) */
+#define SRVSVC_VERSION_MAJOR	6
+#define SRVSVC_VERSION_MINOR	1
 
 /* no limit on a share's connections */
 #define SHARE_MAX_USES_UNLIMITED 0xFFFFFFFF
@@ -354,7 +354,7 @@ static void push_server_info(struct ndr_push *w, uint32_t level,
 		ndr_push_u32(w, 0xFFFFFFFF);	/* users: no limit */
 		ndr_push_u32(w, c->deadtime);	/* disc, minutes */
 		ndr_push_u32(w, 0);		/* hidden */
-		ndr_push_u32(w, 720);		/* announce, seconds */
+		ndr_push_u32(w, 240);		/* announce, seconds */
 		ndr_push_u32(w, 3000);		/* anndelta, ms */
 		ndr_push_u32(w, 100000);	/* licenses */
 		rpc_push_ptr(w, "C:\\");	/* userpath */

@@ -9,8 +9,8 @@
 #define WKSSVC_NUM_OPS			1
 
 /* the version NetSrvGetInfo announces too (srvsvc.c) */
-#define WKSSVC_VERSION_MAJOR		4
-#define WKSSVC_VERSION_MINOR		9
+#define WKSSVC_VERSION_MAJOR		6
+#define WKSSVC_VERSION_MINOR		1
 
 /* WKSTA_INFO_100/101/102 (MS-WKST 2.2.5.1-3) */
 static void push_wksta_info(struct ndr_push *w, uint32_t level,

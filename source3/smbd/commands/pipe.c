@@ -10,6 +10,7 @@
 #include "lib/param/param.h"
 #include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
+#include "lib/util/nttime.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/rpc_server/rpc_server.h"
 #include "source3/smbd/commands/commands.h"
@@ -221,7 +222,7 @@ static NTSTATUS pipe_attach(struct smbd_request *req, const char *name,
 	return rpc_pipe_open(p, name, &client, &p->rpc);
 }
 
-/* The pipe name: leading backslashes go, as Samba and Windows do. */
+/* The pipe name, as given: "\\srvsvc" is no pipe (Samba). */
 static NTSTATUS pipe_name(TALLOC_CTX *mem_ctx, const struct smb2_blob *raw,
 			  char **out)
 {
@@ -243,7 +244,6 @@ static NTSTATUS pipe_create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 {
 	struct smb2_create_rsp out = {
 		.create_action = SMB2_FILE_OPENED,
-		.allocation_size = PIPE_QUOTA,
 		.file_attributes = SMB2_FILE_ATTRIBUTE_NORMAL,
 	};
 	struct smbd_open *open = NULL;
@@ -271,6 +271,11 @@ static NTSTATUS pipe_create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		talloc_free(open);
 		return status;
 	}
+	/* the times of the open, as Samba reports a pipe's */
+	out.creation_time = nttime_now();
+	out.last_access_time = out.creation_time;
+	out.last_write_time = out.creation_time;
+	out.change_time = out.creation_time;
 	out.file_id.persistent = open->persistent_id;
 	out.file_id.volatile_id = open->volatile_id;
 	rsp->body = smb2_create_rsp_push(mem_ctx, &out, &rsp->body_len);
@@ -558,15 +563,16 @@ NTSTATUS smbd_pipe_query_info(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	NTSTATUS status = NT_STATUS_OK;
 	uint8_t *b = NULL;
 
+	/* no file system, no security descriptor: Samba's answer */
 	if (r->info_type != SMB2_INFO_FILE) {
-		return NT_STATUS_INVALID_PARAMETER;
+		return NT_STATUS_NOT_SUPPORTED;
 	}
 	switch (r->file_info_class) {
 	case SMB2_FILE_STANDARD_INFORMATION:
 		b = qi_buf(mem_ctx, r, 24, out_len, &status);
 		if (b != NULL) {
 			push_le64(b, PIPE_QUOTA);	/* AllocationSize */
-			push_le64(b + 8, avail);	/* EndOfFile */
+			/* EndOfFile 0, as from Samba */
 			push_le32(b + 16, 1);		/* NumberOfLinks */
 			b[20] = 1;			/* DeletePending */
 		}
@@ -593,7 +599,7 @@ NTSTATUS smbd_pipe_query_info(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 		}
 		break;
 	default:
-		return NT_STATUS_INVALID_PARAMETER;
+		return NT_STATUS_NOT_SUPPORTED;
 	}
 	*out = b;
 	return status;

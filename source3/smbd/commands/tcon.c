@@ -22,6 +22,8 @@
 #define SMBD_ACCESS_READ_ONLY 0x001200A9   /* read, execute, read attrs/EA,
 					    * read control, synchronize */
 #define SMBD_ACCESS_ALL       0x001F01FF
+/* IPC$: read, write, read control and the rest, as from Samba */
+#define SMBD_ACCESS_IPC       0x001F00A9
 
 /*
  * "\\server\share" -> "share" (MS-SMB2 2.2.9: the path is a UNC name).
@@ -196,8 +198,7 @@ static NTSTATUS tcon_ipc(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	t->read_only = true;
 	req->tcon = t;
 	out->share_type = SMB2_SHARE_TYPE_PIPE;
-	out->share_flags = SMB2_SHAREFLAG_NO_CACHING;
-	out->maximal_access = SMBD_ACCESS_ALL;
+	out->maximal_access = SMBD_ACCESS_IPC;
 	return NT_STATUS_OK;
 }
 
