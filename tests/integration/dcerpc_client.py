@@ -381,6 +381,8 @@ class PipeClient:
                 return Reply(None, interim=interim)
             with req.response_event_lock:
                 resp = req.response
+                if resp is None:        # the connection went
+                    return Reply(disconnected=True, interim=interim)
                 st = resp["status"].get_value()
                 if st == 0x103:
                     interim = True

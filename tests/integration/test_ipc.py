@@ -185,3 +185,201 @@ def test_impacket_list_shares(ipc_server, who):
     if who == "bob":
         expected.append(("bobonly", 0, "Only bob"))
     assert got == sorted(expected)
+
+
+# ------------------------------------------------ named pipes, DCE/RPC
+
+dc = pytest.importorskip("dcerpc_client")
+STATUS_OK, BUFFER_OVERFLOW = 0, 0x80000005
+
+
+@pytest.fixture
+def pipe_client(ipc_server):
+    c = dc.PipeClient(ipc_server.host, ipc_server.port, A.name("alice"),
+                      A.PASSWORDS["alice"], timeout=CALL_LIMIT).connect()
+    t = c.tree_connect("IPC$")
+    assert t["status"] == "STATUS_SUCCESS", t
+    yield c, t
+    c.close()
+
+
+def open_pipe(c, name="srvsvc"):
+    op = c.create(name)
+    assert op["status"] == "STATUS_SUCCESS", op
+    return op
+
+
+def test_ipc_tree_connect(pipe_client):
+    c, t = pipe_client
+    assert (t["share_type"], t["share_flags"], t["maximal_access"]) == \
+        (2, "0x00000000", "0x001F00A9")
+
+
+@pytest.mark.parametrize("name,status", [
+    ("srvsvc", "STATUS_SUCCESS"), ("wkssvc", "STATUS_SUCCESS"),
+    ("SRVSVC", "STATUS_SUCCESS"),
+    ("\\srvsvc", "STATUS_OBJECT_NAME_NOT_FOUND"),
+    ("nosuchpipe", "STATUS_OBJECT_NAME_NOT_FOUND"),
+    ("srvsvc:stream", "STATUS_OBJECT_NAME_NOT_FOUND"),
+])
+def test_pipe_create(pipe_client, name, status):
+    c, _ = pipe_client
+    op = c.create(name)
+    assert op["status"] == status, op
+    if status == "STATUS_SUCCESS":
+        assert (op["create_action"], op["file_attributes"],
+                op["oplock_level"], op["end_of_file"],
+                op["creation_time_nonzero"]) == (1, "0x00000080", 0, 0,
+                                                 True), op
+        assert c.close_file(op["file_id"]) == "STATUS_SUCCESS"
+
+
+def test_pipe_create_lsarpc(pipe_client, target):
+    """Samba serves lsarpc; ringsmb only srvsvc and wkssvc (issue 13)."""
+    c, _ = pipe_client
+    want = "STATUS_SUCCESS" if target == "samba" else \
+        "STATUS_OBJECT_NAME_NOT_FOUND"
+    assert c.create("lsarpc")["status"] == want
+
+
+def test_pipe_file_ops(pipe_client):
+    c, _ = pipe_client
+    fid = open_pipe(c)["file_id"]
+    r, data = c.query_info(fid, 1, 5, out_len=4096)    # Standard
+    assert r.status == STATUS_OK
+    assert data == bytes.fromhex("0010000000000000" "0000000000000000"
+                                 "01000000" "01" "00" "0000")
+    for info_type, cls in ((1, 4), (1, 18), (2, 1), (3, 0)):
+        r, _ = c.query_info(fid, info_type, cls, out_len=4096)
+        assert r.name == "STATUS_NOT_SUPPORTED", (info_type, cls)
+    assert c.set_info(fid, 1, 4, b"\0" * 40).name == "STATUS_NOT_SUPPORTED"
+    assert c.query_directory(fid, timeout=5).name == "STATUS_NOT_SUPPORTED"
+    w, count = c.write(fid, b"")
+    assert (w.status, count) == (STATUS_OK, 0)
+
+
+def test_pipe_read_waits_for_data(pipe_client):
+    """A READ of an empty pipe is held (STATUS_PENDING) until the client
+    writes; the bind it then writes completes it with the bind_ack."""
+    c, _ = pipe_client
+    fid = open_pipe(c)["file_id"]
+    req = c.read_send(fid, 1024)
+    r, data = c.wait_read(req, 1.0)
+    assert r.status is None and r.interim
+    w, _ = c.write(fid, dc.bind_pdu([(0, dc.SRVSVC, [dc.NDR])]))
+    assert w.status == STATUS_OK
+    r, data = c.wait_read(req, 10.0)
+    assert r.status == STATUS_OK
+    assert dc.parse_pdu(data)["type"] == "bind_ack"
+
+
+def test_pipe_transceive_overflow(pipe_client):
+    """A response larger than MaxOutputResponse: BUFFER_OVERFLOW with the
+    first bytes, READ for the rest; the stub decodes whole."""
+    c, _ = pipe_client
+    p = dc.RpcPipe(c, open_pipe(c)["file_id"], max_read=64)
+    assert p.bind(dc.SRVSVC)["type"] == "bind_ack"
+    out = p.call(dc.OP_SHARE_ENUM_ALL, dc.srvsvc_share_enum_req(
+        dc.server_unc(c.host), 1))
+    assert ("IOCTL", "STATUS_BUFFER_OVERFLOW") in out["smb"], out
+    res = dc.srvsvc_share_enum_res(out["stub"])
+    assert res["werror"] == "WERR_OK" and res["trailing"] == 0, res
+    assert "data" in [s["netname"] for s in res["shares"]]
+
+
+def bound_pipe(c, **kw):
+    p = dc.RpcPipe(c, open_pipe(c)["file_id"])
+    ack = p.bind(dc.SRVSVC, **kw)
+    assert ack["type"] == "bind_ack", ack
+    return p, ack
+
+
+def test_bind_results(pipe_client):
+    c, _ = pipe_client
+    p, ack = bound_pipe(c)
+    assert ack["max_xmit_frag"] <= 5840 and ack["max_recv_frag"] <= 5840
+    assert ack["sec_addr"].lower() == "\\pipe\\srvsvc", ack
+    p = dc.RpcPipe(c, open_pipe(c)["file_id"])
+    ack = p.bind(contexts=[(0, dc.SRVSVC, [dc.NDR64]),
+                           (1, dc.SRVSVC, [dc.NDR]),
+                           (2, dc.WKSSVC, [dc.NDR])])
+    assert [(r["result"], r["reason"]) for r in ack["results"]] == [
+        ("provider_rejection", "proposed_transfer_syntaxes_not_supported"),
+        ("acceptance", ack["results"][1]["reason"]),
+        ("provider_rejection", "abstract_syntax_not_supported")], ack
+
+
+@pytest.mark.parametrize("opnum,level,field,want", [
+    (dc.OP_SERVER_GET_INFO, 101, "name", NETBIOS_NAME),
+    (dc.OP_SERVER_GET_INFO, 101, "comment", SERVER_STRING),
+    (dc.OP_SERVER_GET_INFO, 101, "platform_id", 500),
+    (dc.OP_SERVER_GET_INFO, 101, "version_major", 6),
+    (dc.OP_SERVER_GET_INFO, 103, "werror", "WERR_INVALID_LEVEL"),
+])
+def test_srvsvc_server_info(pipe_client, opnum, level, field, want):
+    c, _ = pipe_client
+    p, _ = bound_pipe(c)
+    out = p.call(opnum, dc.srvsvc_server_get_info_req(
+        dc.server_unc(c.host), level))
+    res = dc.srvsvc_server_get_info_res(out["stub"])
+    got = res["werror"] if field == "werror" else res["info"][field]
+    assert got == want, res
+
+
+@pytest.mark.parametrize("name,level,werror,netname", [
+    ("data", 1, "WERR_OK", "data"),
+    ("DATA", 1, "WERR_OK", "data"),
+    ("nobrowse", 501, "WERR_OK", "nobrowse"),
+    ("IPC$", 0, "WERR_OK", "IPC$"),
+    ("nosuch", 1, "WERR_INVALID_NAME", None),
+    ("data", 7, "WERR_INVALID_LEVEL", None),
+])
+def test_srvsvc_share_get_info(pipe_client, name, level, werror, netname):
+    c, _ = pipe_client
+    p, _ = bound_pipe(c)
+    out = p.call(dc.OP_SHARE_GET_INFO, dc.srvsvc_share_get_info_req(
+        dc.server_unc(c.host), name, level))
+    res = dc.srvsvc_share_get_info_res(out["stub"])
+    assert res["werror"] == werror, res
+    if netname:
+        assert res["info"]["netname"] == netname, res
+
+
+def test_wkssvc_info(pipe_client):
+    c, _ = pipe_client
+    p = dc.RpcPipe(c, open_pipe(c, "wkssvc")["file_id"])
+    assert p.bind(dc.WKSSVC)["type"] == "bind_ack"
+    out = p.call(dc.OP_WKSTA_GET_INFO, dc.wkssvc_get_info_req(
+        dc.server_unc(c.host), 100))
+    res = dc.wkssvc_get_info_res(out["stub"])
+    assert res["werror"] == "WERR_OK", res
+    assert (res["info"]["platform_id"], res["info"]["computername"],
+            res["info"]["langroup"]) == (500, NETBIOS_NAME, "RSMBWG"), res
+
+
+@pytest.mark.parametrize("case", ["unknown_opnum", "unknown_context",
+                                  "bad_stub", "three_fragments"])
+def test_rpc_call_errors(pipe_client, case):
+    c, _ = pipe_client
+    p, _ = bound_pipe(c)
+    unc = dc.server_unc(c.host)
+    if case == "unknown_opnum":
+        out = p.call(200, b"")
+        assert (out["status"], out["pfc_flags"]) == ("0x1C010002",
+                                                      ["0x23"]), out
+    elif case == "unknown_context":
+        out = p.call(dc.OP_SERVER_GET_INFO,
+                     dc.srvsvc_server_get_info_req(unc, 101), ctx_id=5)
+        assert (out["status"], out["pfc_flags"]) == ("0x1C010003",
+                                                      ["0x23"]), out
+    elif case == "bad_stub":
+        out = p.call(dc.OP_SERVER_GET_INFO, b"\x01\x00")
+        assert out["status"] == "0x000006F7", out
+    else:
+        out = p.call(dc.OP_SHARE_ENUM_ALL,
+                     dc.srvsvc_share_enum_req(unc, 1), nfrags=3)
+        assert dc.srvsvc_share_enum_res(out["stub"])["werror"] == "WERR_OK"
+    # the association goes on after a call's fault
+    out = p.call(dc.OP_SERVER_GET_INFO,
+                 dc.srvsvc_server_get_info_req(unc, 100))
+    assert out["type"] == "response", out
