@@ -9,6 +9,7 @@ share enum = yes).  Users: alice and bob (real Unix accounts), guest and
 anonymous.
 """
 import re
+import struct
 import subprocess
 
 import pytest
@@ -382,4 +383,82 @@ def test_rpc_call_errors(pipe_client, case):
     # the association goes on after a call's fault
     out = p.call(dc.OP_SERVER_GET_INFO,
                  dc.srvsvc_server_get_info_req(unc, 100))
+    assert out["type"] == "response", out
+
+
+# ------------------------------------------- malformed DCE/RPC (issue 13)
+
+def _huge_count_stub(unc):
+    """NetShareEnumAll whose container claims 0xFFFFFFFF entries."""
+    w = dc.NdrWriter()
+    w.unique_wstr(unc)
+    w.u32(1)
+    w.u32(1)
+    w.ptr()
+    w.u32(0xFFFFFFFF)          # EntriesRead
+    w.ptr()                    # Buffer, non-NULL
+    w.u32(0xFFFFFFFF)          # conformance
+    return w.bytes()
+
+
+def _bad_string_stub():
+    """NetSrvGetInfo whose ServerName has actual_count > max_count."""
+    return struct.pack("<IIII", 0x00020000, 4, 0, 9) + b"A\0" * 9 + \
+        struct.pack("<I", 101)
+
+
+def _bad_inputs(unc):
+    req = dc.request_pdus(dc.OP_SERVER_GET_INFO,
+                          dc.srvsvc_server_get_info_req(unc, 101),
+                          call_id=7)[0]
+    many = b"".join(
+        dc.pdu_header(0, (dc.PFC_FIRST if i == 0 else 0) |
+                      (dc.PFC_LAST if i == 9999 else 0), 8 + 32, 9) +
+        struct.pack("<IHH", 0, 0, dc.OP_SERVER_GET_INFO) + b"\0" * 32
+        for i in range(10000))
+    return {
+        # header says 8 bytes: shorter than a header
+        "short_fragment": dc.pdu_header(0, 3, -8, 1),
+        # frag_length 24 bytes short of what follows / past it
+        "frag_length_short": req[:8] + struct.pack("<H", len(req) - 24) +
+        req[10:],
+        "auth_length_past_end": req[:10] + struct.pack("<H", 4000) +
+        req[12:],
+        "ten_thousand_fragments": many,
+        "huge_ndr_count": dc.request_pdus(
+            dc.OP_SHARE_ENUM_ALL, _huge_count_stub(unc), call_id=8)[0],
+        "bad_string": dc.request_pdus(
+            dc.OP_SERVER_GET_INFO, _bad_string_stub(), call_id=8)[0],
+    }
+
+
+BAD_INPUTS = ["short_fragment", "frag_length_short", "auth_length_past_end",
+              "ten_thousand_fragments", "huge_ndr_count", "bad_string"]
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS)
+def test_rpc_bad_input(ipc_server, pipe_client, target, case):
+    """Each gets a fault, a bind_nak or a closed pipe; never a crash, and
+    the server goes on serving (conftest checks the log for sanitizer
+    reports when the module's server stops)."""
+    c, _ = pipe_client
+    p, _ = bound_pipe(c)
+    data = _bad_inputs(dc.server_unc(c.host))[case]
+    w, _ = c.write(p.fid, data, timeout=CALL_LIMIT)
+    replies, info = p.read_reply(timeout=3.0) if w.status == STATUS_OK \
+        else ([], {"smb": [("WRITE", w.name)]})
+    kinds = [r["type"] for r in replies]
+    smb = [s for _, s in info["smb"]]
+    answered = (kinds[:1] in (["fault"], ["bind_nak"]) or
+                "STATUS_PIPE_DISCONNECTED" in smb or
+                (not kinds and target == "samba"))
+    assert answered, (kinds, info)
+    if target == "ringsmb":
+        want = {"huge_ndr_count": "0x000006F7", "bad_string": "0x000006F7"}
+        if case in want:
+            assert replies[0]["status"] == want[case], replies
+    # a new pipe on the same connection still works
+    p2, _ = bound_pipe(c)
+    out = p2.call(dc.OP_SERVER_GET_INFO,
+                  dc.srvsvc_server_get_info_req(dc.server_unc(c.host), 100))
     assert out["type"] == "response", out
