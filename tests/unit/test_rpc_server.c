@@ -754,6 +754,59 @@ static void test_request__orphaned_and_cancel(void **state)
 }
 
 /*
+ * Seeds for what the sessions above do not reach: responses in many
+ * fragments (100 shares, max_recv_frag 64), alter_context, an auth
+ * trailer, a frag_length that lies, a fragment over max_recv_frag.
+ */
+static void corpus_more(TALLOC_CTX *t, const char *dir)
+{
+	struct dcerpc_syntax ndr = dcerpc_syntax_ndr20;
+	struct dcerpc_ctx_elem e[2] = {
+		rt_elem(0, &dcerpc_syntax_srvsvc, &ndr, 1),
+		rt_elem(1, &dcerpc_syntax_wkssvc, &ndr, 1),
+	};
+	uint8_t buf[1024];
+	size_t len = 0, n = 0;
+	uint8_t *b = rt_bind(t, DCERPC_PT_BIND, 1, 1024, 64, e, 1, &len);
+	uint8_t *stub = NULL;
+
+	memcpy(buf, b, len);
+	n = len;
+	stub = rt_stub_enum(t, 1, true, 0, &len);
+	b = rt_request(t, 2, 0, OP_SHARE_ENUM_ALL, 3, stub, len, &len);
+	memcpy(buf + n, b, len);
+	n += len;
+	rt_write_seed(dir, "response_fragments", 8, buf, n, 255);
+	e[0].cont_id = 1;
+	b = rt_bind(t, DCERPC_PT_ALTER_CONTEXT, 3, 4280, 4280, e, 2, &len);
+	memcpy(buf, v_bind_srvsvc, sizeof(v_bind_srvsvc));
+	n = sizeof(v_bind_srvsvc);
+	memcpy(buf + n, b, len);
+	n += len;
+	stub = rt_stub_get_info(t, "IPC$", 502, &len);
+	b = rt_request(t, 4, 1, OP_SHARE_GET_INFO, 3, stub, len, &len);
+	memcpy(buf + n, b, len);
+	n += len;
+	rt_write_seed(dir, "alter_context", 2, buf, n, 255);
+	/* the request of v_enum_all_1 with an 8-byte auth value */
+	memcpy(buf, v_bind_srvsvc, sizeof(v_bind_srvsvc));
+	memcpy(buf + 72, v_enum_all_1, sizeof(v_enum_all_1));
+	buf[72 + 10] = 8;
+	rt_write_seed(dir, "request_auth", 0, buf, 72 + 84, 255);
+	/* frag_length 4280, 100 bytes sent */
+	buf[72 + 8] = 4280 & 0xff;
+	buf[72 + 9] = 4280 >> 8;
+	buf[72 + 10] = 0;
+	rt_write_seed(dir, "frag_length_lies", 0, buf, 72 + 84, 255);
+	/* a bind for max 64-byte fragments, then a 84-byte one */
+	b = rt_bind(t, DCERPC_PT_BIND, 1, 64, 4280, e, 1, &len);
+	memcpy(buf, b, len);
+	memcpy(buf + len, v_enum_all_1, sizeof(v_enum_all_1));
+	rt_write_seed(dir, "frag_over_max", 0, buf,
+		      len + sizeof(v_enum_all_1), 255);
+}
+
+/*
  * SMB2_CORPUS_DIR=tests/fuzz/corpus build/tests/unit/test_rpc_server
  * writes these sessions as seeds for tests/fuzz/fuzz_rpc_pipe.c.
  */
@@ -820,6 +873,7 @@ static void test_rpc_corpus__write(void **state)
 		assert_true(n <= sizeof(big));
 		rt_write_seed(dir, "srvsvc_levels", 2, big, n, 200);
 	}
+	corpus_more(t, dir);
 	TALLOC_FREE(t);
 }
 
