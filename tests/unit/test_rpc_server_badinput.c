@@ -484,6 +484,45 @@ static void test_bad__never_reads(void **state)
 	TALLOC_FREE(t);
 }
 
+/*
+ * A client that reads all but the last byte of each answer before it
+ * writes the next request (SMB2 READ lengths are the client's): the
+ * pipe must not keep what was already read.  Only the unread bytes
+ * count against RPC_PIPE_MAX_OUTPUT, so memory must stay near them.
+ */
+static void test_bad__reads_all_but_one_byte(void **state)
+{
+	TALLOC_CTX *t = talloc_new(*state);
+	struct rt_client f;
+	struct rpc_pipe *p = NULL;
+	size_t len = 0, i, base = 0;
+	uint8_t *stub = rt_stub_enum(t, 1, false, 0, &len);
+	uint8_t *req = rt_request(t, 8, 0, OP_SHARE_ENUM_ALL, 3, stub, len,
+				  &len);
+	uint8_t buf[8192];
+
+	rt_client_init(&f, false);
+	p = rt_open_bound(t, "srvsvc", &f, 4280, 4280);
+	base = talloc_total_size(p);
+	for (i = 0; i < 20000; i++) {
+		size_t n = 0;
+
+		assert_true(IS_OK(rpc_pipe_write(p, req, len)));
+		n = rpc_pipe_readable(p);
+		assert_true(n > 1 && n < sizeof(buf));
+		assert_int_equal(rpc_pipe_read(p, buf, n - 1), n - 1);
+		assert_int_equal(rpc_pipe_readable(p), 1);
+		/* what is held: about one answer, not every one so far */
+		if (talloc_total_size(p) > base + 64 * 1024) {
+			fail_msg("after %zu calls the pipe holds %zu bytes "
+				 "for 1 unread", i + 1,
+				 talloc_total_size(p) - base);
+		}
+	}
+	assert_false(rpc_pipe_disconnected(p));
+	TALLOC_FREE(t);
+}
+
 /* After bind, a fragment longer than the client's max_xmit_frag. */
 static void test_bad__frag_over_max_recv(void **state)
 {
@@ -525,6 +564,7 @@ int main(void)
 		T(test_bad__strings),
 		T(test_bad__garbage_stubs),
 		T(test_bad__never_reads),
+		T(test_bad__reads_all_but_one_byte),
 		T(test_bad__frag_over_max_recv),
 	};
 
