@@ -7,7 +7,8 @@
  * write the output is drained, in reads whose size the length byte
  * picks, and these must hold (abort otherwise):
  *   - readable never exceeds RPC_PIPE_MAX_OUTPUT + one fragment, and
- *     the pipe's memory stays under the caps (fragment, stub, output);
+ *     the pipe's memory stays under its unread output plus the caps
+ *     (fragment, request stub), also when reads leave bytes behind;
  *   - once disconnected, it stays so, writes fail with
  *     NT_STATUS_PIPE_DISCONNECTED and queue nothing;
  *   - what is read is whole PDUs that pull, of the types a server
@@ -25,9 +26,9 @@
 
 /* the largest fragment the server sends (rpc_pipe.c) */
 #define MAX_FRAG	4280
-/* what one pipe may hold: a fragment, a request stub, the output */
-#define MAX_PIPE_MEM	(65535 + RPC_MAX_REQUEST_STUB + \
-			 RPC_PIPE_MAX_OUTPUT + 64 * 1024)
+/* what one pipe may hold besides its unread output: a fragment, a
+ * request stub, the pipe itself */
+#define MAX_PIPE_MEM	(65535 + RPC_MAX_REQUEST_STUB + 64 * 1024)
 
 #define CHECK(x) do { \
 	if (!(x)) { \
@@ -43,6 +44,9 @@ struct harness {
 	uint8_t *pending;
 	size_t pending_len;
 	uint16_t max_xmit;	/* from the bind_ack; 0 before */
+	/* bytes the last drain read: the pipe may hold them until it
+	 * queues again */
+	size_t last_read;
 };
 
 static NTSTATUS list_shares(void *priv, TALLOC_CTX *mem_ctx,
@@ -151,17 +155,24 @@ static void take_output(struct harness *h, const uint8_t *buf, size_t n)
 	h->pending_len -= ofs;
 }
 
-static void drain(struct harness *h, struct rpc_pipe *p, size_t chunk)
+/* Reads in pieces of chunk bytes until no more than keep are left. */
+static void drain(struct harness *h, struct rpc_pipe *p, size_t chunk,
+		  size_t keep)
 {
 	static uint8_t buf[8192];
 
 	CHECK(rpc_pipe_readable(p) <= RPC_PIPE_MAX_OUTPUT + MAX_FRAG);
-	CHECK(talloc_total_size(p) <= MAX_PIPE_MEM);
-	while (rpc_pipe_readable(p) > 0) {
+	/* what was read is not held for long: memory follows the unread */
+	CHECK(talloc_total_size(p) <=
+	      rpc_pipe_readable(p) + h->last_read + MAX_PIPE_MEM);
+	h->last_read = 0;
+	while (rpc_pipe_readable(p) > keep) {
 		size_t want = rpc_pipe_readable(p);
 		size_t n = rpc_pipe_read(p, buf, chunk);
 
 		CHECK(n == (want < chunk ? want : chunk));
+		CHECK(n > 0);
+		h->last_read += n;
 		CHECK(rpc_pipe_readable(p) == want - n);
 		take_output(h, buf, n);
 	}
@@ -217,10 +228,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(NT_STATUS_IS_OK(status));
 		}
 		CHECK(!was_gone || rpc_pipe_disconnected(p));
-		/* read sizes from 1 to 8192, whatever the length byte */
-		drain(&h, p, 1 + (lb * 131u) % 8192);
+		/*
+		 * read sizes from 1 to 8192, and one write in three leaves
+		 * up to 15 bytes unread (a client reading short)
+		 */
+		drain(&h, p, 1 + (lb * 131u) % 8192, lb % 3 == 0 ? lb % 16 : 0);
 		ofs += n;
 	}
+	drain(&h, p, 8192, 0);
 	/* all that was read is whole PDUs */
 	CHECK(h.pending_len == 0);
 	talloc_free(h.pending);
