@@ -167,6 +167,16 @@ static void queue_pdu(struct rpc_pipe *p, const struct dcerpc_pdu *pdu)
 		pipe_disconnect(p, "the client does not read its responses");
 		return;
 	}
+	if (p->out_ofs > 0) {
+		/*
+		 * Drop what was read: the cap counts unread bytes only, so
+		 * a client reading all but a byte of each answer would
+		 * otherwise grow the buffer without end.
+		 */
+		memmove(p->out, p->out + p->out_ofs, rpc_pipe_readable(p));
+		p->out_len -= p->out_ofs;
+		p->out_ofs = 0;
+	}
 	nb = talloc_realloc(p, p->out, uint8_t, p->out_len + len);
 	if (nb == NULL) {
 		talloc_free(bytes);
