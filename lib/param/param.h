@@ -130,6 +130,7 @@ struct lp_share {
 	bool ea_support;                /* EAs as user.* xattrs */
 	bool oplocks;                   /* CREATE may grant oplocks */
 	bool level2_oplocks;            /* ... level II ones too */
+	bool kernel_oplocks;            /* ... backed by Linux file leases */
 	bool durable_handles;           /* CREATE may grant DHnQ/DH2Q */
 	int case_sensitive;             /* enum lp_case_sensitive */
 	bool preserve_case;             /* new names keep the client's case */

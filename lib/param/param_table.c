@@ -238,6 +238,7 @@ const struct lp_param lp_params[] = {
 	{ "oplocks", LP_BOOL, S(oplocks), .def = "yes" },
 	{ "level2 oplocks", LP_BOOL, S(level2_oplocks), .def = "yes",
 	  .synonyms = NAMES("level II oplocks") },
+	{ "kernel oplocks", LP_BOOL, S(kernel_oplocks), .def = "no" },
 	{ "durable handles", LP_BOOL, S(durable_handles), .def = "yes" },
 	{ "case sensitive", LP_ENUM, S(case_sensitive), .def = "auto",
 	  .enums = case_sensitive_vals,

@@ -445,7 +445,16 @@ NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 	}
 	if (ret < 0) {
 		talloc_free(fh);
-		return ntstatus_from_errno(-ret);
+		/*
+		 * open(2) answers EWOULDBLOCK only to a non-blocking open
+		 * of a file someone holds a lease on (fcntl(2) F_SETLEASE:
+		 * a local process, an NFS server, or our own kernel
+		 * oplocks); the lease is being broken.  Samba calls it
+		 * NETWORK_BUSY too.  Data opens are non-blocking (see
+		 * vfs_default.c), so the server never sleeps in open(2).
+		 */
+		return ret == -EWOULDBLOCK ? NT_STATUS_NETWORK_BUSY :
+			ntstatus_from_errno(-ret);
 	}
 	fh->vfs = vfs;
 	fh->fd = fd;

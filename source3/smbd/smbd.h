@@ -31,6 +31,7 @@ struct smbd_unix_user;
 struct smbd_notify_ctx;
 struct smbd_open_notify;
 struct smbd_oplock_break;
+struct smbd_kernel_oplocks;
 struct smbd_durable;
 struct smbd_durable_vfs;
 struct smbd_addr_handles;
@@ -103,6 +104,8 @@ struct smbd_server {
 	/* bytes buffered for incomplete PDUs, server-wide (rxmem.c) */
 	struct smbd_rxmem *rxmem;
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
+	/* leases behind kernel oplocks (files/kernel_oplock.c), or NULL */
+	struct smbd_kernel_oplocks *kernel_oplocks;
 	size_t num_dying_sessions;      /* torn down, not yet freed */
 	size_t channel_waiters;         /* pipelines in channel_wait */
 	/*

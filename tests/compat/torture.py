@@ -69,11 +69,26 @@ STATUS_WORDS = {"success": PASS, "successful": PASS, "xfail": PASS,
 # ------------------------------------------------------------------ data
 
 class Suite:
+    """One line of suites.txt.  An option share:NAME=VALUE is not passed
+    to smbtorture: the suite runs on a share of its own (same directory
+    as [share]) with that parameter set, '_' in NAME read as a space
+    (share:kernel_oplocks=yes).  {share} in an option is the share's
+    directory on disk (--option=torture:localdir={share})."""
+
     def __init__(self, name, timeout, stall, options):
         self.name = name
         self.timeout = float(timeout)
         self.stall = float(stall)
-        self.options = options
+        self.options = [o for o in options if not o.startswith("share:")]
+        self.share_params = {}
+        for o in options:
+            if o.startswith("share:"):
+                k, v = o[len("share:"):].split("=", 1)
+                self.share_params[k.replace("_", " ")] = v
+        self.share = "share"
+        if self.share_params:
+            self.share = "s_" + re.sub(r"[^a-z0-9]", "_",
+                                       name.split(".")[-1].lower())
 
 
 def load_suites(path=SUITES_FILE, only=None):
@@ -306,10 +321,18 @@ class Share:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def writable_share(self, vfs=None):
-    return ("[share]\n"
-            "  path = %s\n"
-            "  read only = no\n" % self.tree.share)
+def share_text(name, path, lines):
+    return "[%s]\n  path = %s\n  read only = no\n%s" % (name, path, lines)
+
+
+def writable_share(self, vfs=None, lines=""):
+    """[share], and a share per suite that asks for share parameters
+    (Suite.share_params, in self.shares), each with lines added."""
+    s = share_text("share", self.tree.share, lines)
+    for sh in self.shares:
+        s += "\n" + share_text(sh["name"], sh["path"], lines + "".join(
+            "  %s = %s\n" % kv for kv in sh["params"].items()))
+    return s
 
 
 def ensure_unix_user():
@@ -353,9 +376,9 @@ class TortureRingsmb(servers.RingsmbServer):
 def admin_share(self, vfs=None):
     """Samba's share as admins run it: NT ACLs and streams in xattrs, DOS
     attributes stored (ringsmb gets these with issue 15)."""
-    return (writable_share(self) +
-            "  vfs objects = acl_xattr streams_xattr\n"
-            "  store dos attributes = yes\n")
+    return writable_share(self, vfs,
+                          "  vfs objects = acl_xattr streams_xattr\n"
+                          "  store dos attributes = yes\n")
 
 
 class TortureSamba(servers.SambaServer):
@@ -414,6 +437,9 @@ class Run:
         self.out_dir.mkdir(parents=True)
         self.share = Share()
         self.srv = self.cls(self.share)
+        self.srv.shares = [{"name": s.share, "path": self.share.share,
+                            "params": s.share_params}
+                           for s in self.suites if s.share_params]
         end = time.monotonic() + self.budget
         try:
             self.version = self.srv.version()
@@ -516,11 +542,12 @@ class Run:
                  self.seconds[suite.name]), flush=True)
 
     def torture_once(self, suite, remaining, attempt, deadline):
-        cmd = [SMBTORTURE, "//%s/share" % self.srv.host,
+        cmd = [SMBTORTURE, "//%s/%s" % (self.srv.host, suite.share),
                "-p", str(self.srv.port), "-U", "%s%%%s" % (USER, PASSWORD),
                "--configfile=%s" % self.srv.client_conf,
                "--format=subunit", "--fullname", "--seed=%d" % SEED] + \
-            suite.options
+            [o.replace("{share}", str(self.share.share))
+             for o in suite.options]
         if attempt > 1:
             lst = self.out_dir / ("%s.list%d" % (suite.name, attempt))
             lst.write_text("".join(n + "\n" for n in remaining))

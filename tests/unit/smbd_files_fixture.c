@@ -49,8 +49,12 @@ struct loadparm *load_conf(TALLOC_CTX *ctx, const char *dir,
 		"[nolevel2]\n"
 		"  path = %s\n"
 		"  read only = no\n"
-		"  level2 oplocks = no\n",
-		global, dir, dir, dir, dir);
+		"  level2 oplocks = no\n"
+		"[kernel]\n"
+		"  path = %s\n"
+		"  read only = no\n"
+		"  kernel oplocks = yes\n",
+		global, dir, dir, dir, dir, dir);
 	struct loadparm *lp = NULL;
 	struct lp_diag *diags = NULL;
 

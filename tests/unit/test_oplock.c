@@ -2,7 +2,7 @@
  * Unit tests for the oplock decision table (source3/smbd/files/oplock.c,
  * smbd_oplock_decide), and the file waiters' wake-up order and
  * withdrawal.  The .c is included because smbd is a program, not a
- * library; the two smbd functions it calls are stubbed here.
+ * library; the smbd functions it calls are stubbed here.
  */
 #include "source3/smbd/files/oplock.c"
 #include "tests/unit/unit.h"
@@ -19,6 +19,15 @@ struct smbd_file *smbd_file_find(struct smbd_server *server,
 void smbd_oplock_send_break(struct smbd_open *open, uint8_t level)
 {
 	stub_breaks_sent++;
+}
+
+bool smbd_kernel_oplocks(const struct lp_share *share)
+{
+	return false;
+}
+
+void smbd_kernel_oplock_release(struct smbd_open *open)
+{
 }
 
 #define N SMB2_OPLOCK_LEVEL_NONE
@@ -183,14 +192,22 @@ static void wake_free_self(void *private_data)
 static void test_oplock__waiters(void **state)
 {
 	struct smbd_file *f = talloc_zero(*state, struct smbd_file);
+	struct smbd_server *server = talloc_zero(*state, struct smbd_server);
+	struct smbd_open holder = {};
+	struct smbd_oplock_break brk = {};
 	struct statx st = {};
 	unsigned woken = 0;
 	struct smbd_oplock_waiter *w1 = NULL, *w2 = NULL, *w3 = NULL;
 
+	server->ev = tevent_context_init(server);
+	assert_non_null(server->ev);
+	/* a break in progress: the waiters wait for it, nothing polls */
+	holder.oplock_break = &brk;
+	f->opens = &holder;
 	stub_file = f;
-	w1 = smbd_oplock_wait(*state, NULL, &st, wake_count, &woken);
-	w2 = smbd_oplock_wait(*state, NULL, &st, wake_free_self, &w2);
-	w3 = smbd_oplock_wait(*state, NULL, &st, wake_count, &woken);
+	w1 = smbd_oplock_wait(*state, server, &st, wake_count, &woken);
+	w2 = smbd_oplock_wait(*state, server, &st, wake_free_self, &w2);
+	w3 = smbd_oplock_wait(*state, server, &st, wake_count, &woken);
 	assert_non_null(w1);
 	assert_non_null(w2);
 	assert_non_null(w3);
@@ -204,10 +221,23 @@ static void test_oplock__waiters(void **state)
 	wake_all(f);
 	assert_int_equal(woken, 1);
 	TALLOC_FREE(w1);
-	/* nothing has the file open: nothing to wait for */
+	/*
+	 * nothing of ours will end (a lease held outside smbd, or no open
+	 * left): the waiter looks again after SMBD_OPLOCK_POLL_USECS
+	 */
 	stub_file = NULL;
-	assert_null(smbd_oplock_wait(*state, NULL, &st, wake_count, &woken));
+	w1 = smbd_oplock_wait(*state, server, &st, wake_count, &woken);
+	assert_non_null(w1);
+	assert_int_equal(tevent_loop_once(server->ev), 0);
+	assert_int_equal(woken, 2);
+	TALLOC_FREE(w1);
+	/* withdrawn before it polls: not told */
+	w1 = smbd_oplock_wait(*state, server, &st, wake_count, &woken);
+	TALLOC_FREE(w1);
+	f->opens = NULL;
 	TALLOC_FREE(f);
+	TALLOC_FREE(server);
+	assert_int_equal(woken, 2);
 	assert_int_equal(stub_breaks_sent, 0);
 }
 

@@ -13,6 +13,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/casefold.h"
 #include "source3/smbd/files/durable.h"
+#include "source3/smbd/files/kernel_oplock.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -77,7 +78,9 @@ static bool is_not_found(NTSTATUS status)
 /*
  * Open what exists.  Writing (or truncating) needs a writable fd;
  * directories are never opened for writing; an open for attributes only
- * falls back to O_PATH when the file is not readable (e.g. mode 0).
+ * falls back to O_PATH when the file is not readable (e.g. mode 0).  On
+ * a kernel oplocks share it is O_PATH at once: a real open would break
+ * the lease behind another open's oplock, which a stat open must not.
  */
 static NTSTATUS open_existing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			      const struct smbd_create_params *p,
@@ -86,6 +89,12 @@ static NTSTATUS open_existing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	bool write = (p->access & CREATE_WRITE_ACCESS) ||
 		     disp_truncates(p->disposition);
 	int flags = write ? O_RDWR : O_RDONLY;
+
+	if (!write && (p->access & ~SMBD_OPLOCK_STAT_ACCESS) == 0 &&
+	    smbd_kernel_oplocks(tcon->share)) {
+		return vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
+				  &out->fh, &out->st);
+	}
 	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, p->path, flags,
 				     &out->fh, &out->st);
 
@@ -307,6 +316,41 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 }
 
 /*
+ * open(2) answered EWOULDBLOCK: someone holds a lease on the file and
+ * the kernel is breaking it (kernel_oplock.h).  Without opening it, see
+ * what the open meets: our own oplock holder is broken as for any
+ * conflicting open (the lease goes when its break ends) and PENDING
+ * waits for it; a lease held outside smbd is waited for by polling,
+ * bounded.  Whatever else the open would be refused is answered now.
+ */
+static NTSTATUS open_lease_blocked(TALLOC_CTX *mem_ctx,
+				   struct smbd_tcon *tcon,
+				   const struct smbd_create_params *p,
+				   struct smbd_create_result *out)
+{
+	struct smbd_server *server = tcon->session->conn->server;
+	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
+				     &out->fh, &out->st);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = check_existing(p, &out->st);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = smbd_file_check(server, &out->st, p->access,
+					 p->share_access);
+		status = open_oplock(tcon, p, out, status);
+	}
+	TALLOC_FREE(out->fh);
+	if (NT_STATUS_IS_OK(status)) {
+		/* inside a compound the open cannot wait */
+		status = p->may_wait ?
+			smbd_kernel_oplock_blocked(server, &out->st) :
+			NT_STATUS_SHARING_VIOLATION;
+	}
+	return status;
+}
+
+/*
  * "inherit permissions": a new file takes its directory's rw bits (no
  * setuid/setgid/sticky) plus the owner's x of the ARCHIVE attribute
  * (map archive), a new directory the directory's whole mode; create
@@ -488,6 +532,10 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	for (tries = 0; tries < 3; tries++) {
 		status = open_existing(mem_ctx, tcon, &q, out);
 		status = open_folded(mem_ctx, tcon, &q, status, out);
+		if (NT_STATUS_EQUAL(status, NT_STATUS_NETWORK_BUSY)) {
+			status = open_lease_blocked(mem_ctx, tcon, &q, out);
+			break;
+		}
 		if (NT_STATUS_IS_OK(status) &&
 		    smbd_durable_contend(tcon->session->conn->server,
 					 &out->st, q.access, q.disposition)) {
@@ -512,6 +560,9 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(out->fh);
+		return status;
 	}
+	out->oplock_level = smbd_kernel_oplock_grant(tcon, out->fh, &out->st,
+						     out->oplock_level);
 	return status;
 }

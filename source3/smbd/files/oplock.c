@@ -11,6 +11,7 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
+#include "source3/smbd/files/kernel_oplock.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -40,7 +41,8 @@ struct smbd_oplock_break {
 
 struct smbd_oplock_waiter {
 	struct smbd_oplock_waiter *prev, *next;
-	struct smbd_file *f;            /* NULL once woken */
+	struct smbd_file *f;            /* NULL once woken, or polling */
+	struct tevent_timer *poll;
 	smbd_oplock_wake_fn wake;
 	void *private_data;
 };
@@ -125,6 +127,32 @@ static void wake_all(struct smbd_file *f)
 	}
 }
 
+static bool break_in_progress(const struct smbd_file *f)
+{
+	const struct smbd_open *o = NULL;
+
+	for (o = f->opens; o != NULL; o = o->file_next) {
+		if (o->oplock_break != NULL) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void waiter_poll(struct tevent_context *ev, struct tevent_timer *te,
+			struct timeval now, void *private_data)
+{
+	struct smbd_oplock_waiter *w = talloc_get_type_abort(
+		private_data, struct smbd_oplock_waiter);
+
+	w->poll = NULL;                 /* tevent frees it after this */
+	if (w->f != NULL) {
+		DLIST_REMOVE_SIMPLE(w->f->oplock_waiters, w);
+		w->f = NULL;
+	}
+	w->wake(w->private_data);
+}
+
 struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 					    struct smbd_server *server,
 					    const struct statx *st,
@@ -134,18 +162,30 @@ struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 	struct smbd_file *f = smbd_file_find(server, st);
 	struct smbd_oplock_waiter *w = NULL;
 
-	if (f == NULL) {
-		return NULL;
-	}
 	w = talloc_zero(mem_ctx, struct smbd_oplock_waiter);
 	if (w == NULL) {
 		return NULL;
 	}
-	w->f = f;
 	w->wake = wake;
 	w->private_data = private_data;
-	DLIST_ADD_END_SIMPLE(f->oplock_waiters, w);
 	talloc_set_destructor(w, waiter_destructor);
+	if (f != NULL) {
+		w->f = f;
+		DLIST_ADD_END_SIMPLE(f->oplock_waiters, w);
+	}
+	/*
+	 * No break of ours will end: the open waits for a lease held
+	 * outside smbd (kernel_oplock.c), which tells nobody when it goes.
+	 */
+	if (f == NULL || !break_in_progress(f)) {
+		w->poll = tevent_add_timer(
+			server->ev, w,
+			tevent_timeval_current_ofs(0, SMBD_OPLOCK_POLL_USECS),
+			waiter_poll, w);
+		if (w->poll == NULL) {
+			TALLOC_FREE(w);
+		}
+	}
 	return w;
 }
 
@@ -164,6 +204,7 @@ static void break_end(struct smbd_open *open, uint8_t level)
 {
 	open->oplock_level = level;
 	TALLOC_FREE(open->oplock_break);
+	smbd_kernel_oplock_release(open);
 	if (open->file != NULL) {
 		wake_all(open->file);
 	}
@@ -207,11 +248,20 @@ static void break_start(struct smbd_open *open, uint8_t to)
 			open->name);
 		TALLOC_FREE(b);
 		open->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+		smbd_kernel_oplock_release(open);
 	} else {
 		open->oplock_break = b;
 		talloc_set_destructor(b, break_destructor);
 	}
 	oplock_tell_client(open, to);
+}
+
+void smbd_oplock_break_local(struct smbd_open *open)
+{
+	if (level_exclusive(open->oplock_level) &&
+	    open->oplock_break == NULL) {
+		break_start(open, SMB2_OPLOCK_LEVEL_NONE);
+	}
 }
 
 /* ---- CREATE ---- */
@@ -276,7 +326,9 @@ static void break_level2_all(struct smbd_file *f)
 static void share_in(const struct smbd_tcon *tcon, struct smbd_oplock_in *in)
 {
 	in->oplocks = tcon->share->oplocks;
-	in->level2 = tcon->share->level2_oplocks;
+	/* a lease cannot be shared: kernel oplocks have no level II */
+	in->level2 = tcon->share->level2_oplocks &&
+		     !smbd_kernel_oplocks(tcon->share);
 }
 
 NTSTATUS smbd_oplock_open(struct smbd_tcon *tcon, const struct statx *st,

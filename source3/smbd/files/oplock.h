@@ -93,18 +93,30 @@ uint8_t smbd_oplock_grant_new(struct smbd_tcon *tcon, uint8_t requested,
 
 typedef void (*smbd_oplock_wake_fn)(void *private_data);
 
+/* How often a waiter with no break of ours to wait for looks again */
+#define SMBD_OPLOCK_POLL_USECS 500000
+
 /*
  * Wait for the file st names to change (an acknowledgment, a timeout, a
  * close).  wake is called once, from inside another request or an
- * open's teardown: it must only schedule its work.  Freeing the waiter
- * (a child of mem_ctx) withdraws it.  NULL: out of memory, or the file
- * has no opens any more (look again at once).
+ * open's teardown: it must only schedule its work.  When no open of the
+ * file is being broken (a lease held outside smbd blocks the open:
+ * kernel_oplock.h), wake is called after SMBD_OPLOCK_POLL_USECS at the
+ * latest.  Freeing the waiter (a child of mem_ctx) withdraws it.  NULL:
+ * out of memory.
  */
 struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 					    struct smbd_server *server,
 					    const struct statx *st,
 					    smbd_oplock_wake_fn wake,
 					    void *private_data);
+
+/*
+ * A local process (or NFS) opened the file of open, which holds a kernel
+ * oplock (kernel_oplock.c): an EXCLUSIVE/BATCH oplock is broken to NONE
+ * as a conflicting SMB open would break it; its end releases the lease.
+ */
+void smbd_oplock_break_local(struct smbd_open *open);
 
 /*
  * WRITE or a truncation through open: every LEVEL_II oplock of the file
