@@ -9,6 +9,7 @@
  */
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include "lib/util/debug.h"
 #include "source3/rpc_server/rpc_private.h"
 
@@ -298,6 +299,17 @@ static void negotiate_ctx(struct rpc_pipe *p, const struct dcerpc_ctx_elem *e,
 	r->reason = DCERPC_REASON_LOCAL_LIMIT_EXCEEDED;
 }
 
+static uint32_t new_assoc_group_id(void)
+{
+	uint32_t id = 0;
+
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id)) {
+		id = 0x12345;
+	}
+	/* never 0, which means "none" */
+	return (id & 0x00ffffff) | 0x00010000;
+}
+
 static uint16_t clamp_frag(uint16_t theirs)
 {
 	return theirs < RPC_SERVER_MAX_FRAG ? theirs : RPC_SERVER_MAX_FRAG;
@@ -338,10 +350,13 @@ static void handle_bind(struct rpc_pipe *p, const struct dcerpc_pdu *in,
 		}
 		p->max_xmit_frag = clamp_frag(b->max_recv_frag);
 		p->max_recv_frag = clamp_frag(b->max_xmit_frag);
-		/* no association groups are shared between pipes */
+		/*
+		 * No association group state is shared between pipes, so
+		 * the client's is echoed; a new one is random (Samba's
+		 * differ per bind too) and tells nothing about the server
+		 */
 		p->assoc_group_id = b->assoc_group_id != 0 ?
-			b->assoc_group_id :
-			0x00010000u | ((uint32_t)(uintptr_t)p >> 4 & 0xffff);
+			b->assoc_group_id : new_assoc_group_id();
 		addr = talloc_asprintf(mem_ctx, "\\PIPE\\%s",
 				       p->iface->pipe_name);
 		if (addr == NULL) {
