@@ -75,7 +75,7 @@ static void test_bad__frag_length_under_header(void **state)
 		memcpy(b, v_bind_srvsvc, sizeof(b));
 		b[8] = (uint8_t)fl;
 		rt_write_ok(p, b, sizeof(b));
-		rt_assert_nak(t, p, 0,
+		rt_assert_nak(t, p, 0x1234,
 			      DCERPC_NAK_PROTOCOL_VERSION_NOT_SUPPORTED);
 		TALLOC_FREE(p);
 		/* after bind, in a request header: the same clean end */
@@ -109,7 +109,7 @@ static void test_bad__auth_length_past_end(void **state)
 		b[10] = lens[i] & 0xff;
 		b[11] = lens[i] >> 8;
 		rt_write_ok(p, b, sizeof(b));
-		rt_assert_nak(t, p, 0,
+		rt_assert_nak(t, p, 0x1234,
 			      DCERPC_NAK_PROTOCOL_VERSION_NOT_SUPPORTED);
 		TALLOC_FREE(p);
 		p = rt_open_bound(t, "srvsvc", &f, 4280, 4280);

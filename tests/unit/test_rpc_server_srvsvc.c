@@ -16,8 +16,8 @@
 
 /* What srvsvc.c and wkssvc.c answer (as Samba does) */
 #define PLATFORM_ID_NT		500
-#define VERSION_MAJOR		4
-#define VERSION_MINOR		9
+#define VERSION_MAJOR		6
+#define VERSION_MINOR		1
 /* SV_TYPE_WORKSTATION | SERVER | SERVER_UNIX | NT | SERVER_NT */
 #define SERVER_TYPE		0x00009803
 #define TYPE_IPC		0x80000003
@@ -737,7 +737,7 @@ static void test_wksta_info__access(void **state)
 	rt_client_init(&user, false);
 	rt_client_init(&admin, true);
 	pn = rt_open_bound(t, "wkssvc", &anon, 4280, 4280);
-	pu = rt_open_bound(t, "\\wkssvc", &user, 4280, 4280);
+	pu = rt_open_bound(t, "wkssvc", &user, 4280, 4280);
 	pa = rt_open_bound(t, "WKSSVC", &admin, 4280, 4280);
 	assert_int_equal(wksta_info(t, pn, 100), WERR_OK);
 	assert_int_equal(wksta_info(t, pn, 101), WERR_ACCESS_DENIED);
