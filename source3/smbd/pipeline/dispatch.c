@@ -49,6 +49,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_WRITE] = {
 		"WRITE", SMBD_NEED_TCON, .fileid_ofs = 0x10,
 		.charge_ofs = 0x04, .io_offset_ofs = 0x08, .may_change = true,
+		.refuses_stale_channel = true,
 		.send = smbd_write_send, .recv = smbd_write_recv,
 	},
 	[SMB2_OP_FLUSH] = {
@@ -63,6 +64,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 		"IOCTL", SMBD_NEED_TCON, .fileid_ofs = 0x08,
 		.fileid_optional = true, .charge_ofs = 0x1C,
 		.charge_ofs2 = 0x2C, .may_change = true,
+		.refuses_stale_channel = true,
 		.send = smbd_ioctl_send, .recv = smbd_ioctl_recv,
 	},
 	[SMB2_OP_ECHO] = {
@@ -84,6 +86,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_SET_INFO] = {
 		"SET_INFO", SMBD_NEED_TCON, .fileid_ofs = 0x10,
 		.charge_ofs = 0x04, .may_change = true,
+		.refuses_stale_channel = true,
 		.send = smbd_set_info_send, .recv = smbd_set_info_recv,
 	},
 	/* OutputBufferLength at 0x04 is what CreditCharge must cover */
