@@ -25,6 +25,7 @@
 #include "source3/smbd/pipeline/encryption.h"
 #include "source3/smbd/files/channel_seq.h"
 #include "source3/smbd/files/notify.h"
+#include "source3/smbd/files/replay.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/session/signing.h"
@@ -588,9 +589,10 @@ static void inherit_resolved(struct smbd_compound *c,
 }
 
 /*
- * Once the request is known to be genuine (signature and encryption
- * checked, so a forged request moves no counter): the channel sequence
- * of the open it names is checked and counted (MS-SMB2 3.3.5.2.10).
+ * Replay protection, once the request is known to be genuine (signature
+ * and encryption checked, so a forged request moves no counter): the
+ * open it names is no longer replay-eligible (MS-SMB2 3.3.5.9.10), and
+ * its channel sequence is checked and counted (3.3.5.2.10).
  */
 static NTSTATUS check_channel_sequence(const struct smbd_cmd *cmd,
 				       struct smbd_request *req)
@@ -598,6 +600,7 @@ static NTSTATUS check_channel_sequence(const struct smbd_cmd *cmd,
 	if (req->open == NULL) {
 		return NT_STATUS_OK;
 	}
+	smbd_replay_touch(req->open);
 	return smbd_csn_request(req, req->open, cmd->refuses_stale_channel);
 }
 
