@@ -668,6 +668,17 @@ static void create_cleanup(struct tevent_req *result,
 	struct smb2_create_state *state = tevent_req_data(
 		result, struct smb2_create_state);
 
+	/*
+	 * Freed while waiting (its connection went) with the session going
+	 * on elsewhere: a replay on another channel must still be told to
+	 * wait (replay.h, smbd_replay_pending_orphan).
+	 */
+	if (req_state == TEVENT_REQ_RECEIVED && state->waiter != NULL &&
+	    state->tcon != NULL && state->pending.record != NULL) {
+		smbd_replay_pending_orphan(state->pending.record, state->tcon,
+					   &state->st);
+		state->pending.record = NULL;
+	}
 	TALLOC_FREE(state->waiter);
 	TALLOC_FREE(state->im);
 	TALLOC_FREE(state->pending.record);

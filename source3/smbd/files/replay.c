@@ -8,6 +8,7 @@
 #include <strings.h>
 #include "lib/util/dlist.h"
 #include "source3/smbd/files/durable.h"
+#include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/replay.h"
 
 struct smbd_replay_pending {
@@ -15,6 +16,7 @@ struct smbd_replay_pending {
 	struct smbd_server *server;
 	uint8_t create_guid[16];
 	uint8_t client_guid[16];
+	struct smbd_oplock_waiter *waiter;      /* orphaned: until woken */
 };
 
 bool smbd_replay_guid_valid(const uint8_t create_guid[16])
@@ -128,4 +130,29 @@ const struct smbd_replay_pending *smbd_replay_pending_find(
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Woken from inside another request or an open's teardown: freeing p
+ * only takes it off the server's list, it touches no file state.
+ */
+static void pending_orphan_woken(void *private_data)
+{
+	struct smbd_replay_pending *p = talloc_get_type_abort(
+		private_data, struct smbd_replay_pending);
+
+	p->waiter = NULL;
+	talloc_free(p);
+}
+
+void smbd_replay_pending_orphan(struct smbd_replay_pending *p,
+				struct smbd_tcon *tcon,
+				const struct statx *st)
+{
+	talloc_steal(tcon, p);
+	p->waiter = smbd_oplock_wait(p, p->server, st, pending_orphan_woken,
+				     p);
+	if (p->waiter == NULL) {
+		talloc_free(p);         /* nothing left to wait for */
+	}
 }

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include "source3/smbd/smbd.h"
 
 struct smbd_open_replay {
@@ -52,6 +53,19 @@ struct smbd_open *smbd_replay_find(struct smbd_session *s,
 struct smbd_replay_pending *smbd_replay_pending_add(
 	TALLOC_CTX *mem_ctx, struct smbd_session *s,
 	const uint8_t create_guid[16]);
+
+/*
+ * The CREATE that added p was freed while waiting, with its connection,
+ * but its tree connect lives on (the session has another channel): p
+ * moves to tcon and stays until the file st changes as the CREATE was
+ * waiting for (acknowledgment, close, timeout), so that a replay on the
+ * other channel is still told FILE_NOT_AVAILABLE meanwhile and then
+ * runs as a new CREATE (smbtorture smb2.replay.dhv2-pending2*).  The
+ * original CREATE is not completed on its own (Samba completes it).
+ */
+void smbd_replay_pending_orphan(struct smbd_replay_pending *p,
+				struct smbd_tcon *tcon,
+				const struct statx *st);
 
 /*
  * The waiting CREATE with this CreateGuid and s's ClientGuid other than
