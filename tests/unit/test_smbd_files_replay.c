@@ -73,7 +73,8 @@ static void test_csn__table(void **state)
 		struct smbd_csn csn = {};
 
 		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-			assert_nt(one(&csn, t[i].seq, replay), t[i].ok ? OK : NA);
+			assert_nt(one(&csn, t[i].seq, replay),
+				  t[i].ok ? OK : NA);
 		}
 		assert_int_equal(csn.seq, 1);
 	}
