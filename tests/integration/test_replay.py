@@ -134,3 +134,28 @@ def test_replay_of_pending_create_not_available(dsrv):
         assert rsp_fields(again)[2] == fid2
         close(c2, fid2)
     (dsrv.share_dir / name).unlink()
+
+
+def test_durable_reconnect_restarts_channel_sequence(dsrv):
+    """A durable open reconnected (DH2C) on a new session takes the
+    reconnect's ChannelSequence: a client that starts again at 0 is not
+    refused as stale."""
+    name = "r4-%s.bin" % uuid.uuid4().hex[:8]
+    guid = uuid.uuid4()
+    c1 = raw_client(dsrv)
+    r = c1.expect(raw_dh2q_create(c1, name, guid, status=5))
+    level, _, fid, dh = rsp_fields(r)
+    assert (level, dh) == (BATCH, True)
+    c1.expect(write(c1, fid, b"at 5", 5))
+    assert write(c1, fid, b"at 4", 4).status == NOT_AVAILABLE
+    c1.close()                          # no CLOSE: the open is kept
+    with raw_client(dsrv) as c2:
+        dh2c = R.create_context(b"DH2C", struct.pack(
+            "<16s16sI", fid, guid.bytes_le, 0))
+        c2.expect(c2.request("CREATE", R.create_body(
+            name, contexts=[dh2c], oplock=BATCH, disposition=1,
+            desired_access=0x0012019F, options=0x40), status=0))
+        c2.expect(write(c2, fid, b"at 0", 0))
+        assert read(c2, fid, 4, 0) == b"at 0"
+        close(c2, fid)
+    (dsrv.share_dir / name).unlink()

@@ -472,6 +472,12 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
 		return status;
 	}
 	*out = open;
+	/*
+	 * A new session, none of the open's requests in flight: its channel
+	 * sequence starts afresh at the reconnect's (a client that restarts
+	 * at 0 must not find every WRITE stale).
+	 */
+	smbd_csn_init(open, smb2_hdr_channel_sequence(&req->pdu->hdr));
 	a->path = open->name;
 	a->max_access = req->tcon->read_only ? SMBD_MAX_ACCESS_READ_ONLY :
 		SMBD_FILE_ALL_ACCESS;

@@ -46,7 +46,10 @@ NTSTATUS smbd_csn_request(struct smbd_request *req, struct smbd_open *open,
 /* req was answered: its count, if any, is released now. */
 void smbd_csn_answered(struct smbd_request *req);
 
-/* A CREATE made open: Open.ChannelSequence starts at the request's. */
+/*
+ * A CREATE made open, or reconnected it (DHnC, DH2C): Open.ChannelSequence
+ * starts at the request's.
+ */
 void smbd_csn_init(struct smbd_open *open, uint16_t seq);
 
 /* open goes away (its destructor): references of requests let go. */
