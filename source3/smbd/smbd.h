@@ -40,6 +40,9 @@ struct smbd_rxmem_user;
 struct smbd_server;
 struct smbd_open;
 struct smbd_named_pipe;
+struct smbd_csn_ref;
+struct smbd_open_replay;
+struct smbd_replay_pending;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -61,6 +64,18 @@ struct smbd_state_hooks {
 	void (*delete_pending)(struct smbd_open *open);
 	/* A connection's running requests stopped holding a session. */
 	void (*channels_idle)(struct smbd_server *server);
+};
+
+/*
+ * Open.ChannelSequence and the requests counted against it (MS-SMB2
+ * 3.3.1.10, 3.3.5.2.10; files/channel_seq.c).
+ */
+struct smbd_csn {
+	uint16_t seq;                   /* Open.ChannelSequence */
+	uint32_t generation;            /* bumped each time seq moves */
+	uint32_t outstanding;           /* Open.OutstandingRequestCount */
+	uint32_t pre;                   /* Open.OutstandingPreRequestCount */
+	struct smbd_csn_ref *refs;      /* counted requests not answered */
 };
 
 #define SMBD_LOCK_SEQ_MAX 64
@@ -114,6 +129,11 @@ struct smbd_server {
 	 */
 	struct smbd_open *disconnected;
 	size_t num_disconnected;
+	/*
+	 * CREATEs with a DH2Q CreateGuid waiting for an oplock break: a
+	 * replay of one answers FILE_NOT_AVAILABLE (files/replay.c).
+	 */
+	struct smbd_replay_pending *replay_pending;
 	bool shutting_down;
 	/*
 	 * Threads for the AES passes (crypto_offload: 1 << enum
@@ -335,6 +355,9 @@ struct smbd_open {
 	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
 	/* an open on IPC$: its DCE/RPC pipe (commands/pipe.c), fh NULL */
 	struct smbd_named_pipe *pipe;
+	struct smbd_csn csn;            /* channel sequence (3.3.5.2.10) */
+	/* a DH2Q CreateGuid, replay eligibility (files/replay.c), or NULL */
+	struct smbd_open_replay *replay;
 };
 
 /*
@@ -361,6 +384,8 @@ struct smbd_request {
 	bool bind_signed;
 	/* CREATE sets this so related compound elements find the new open */
 	struct smbd_open *created;
+	/* counted against open's channel sequence until answered */
+	struct smbd_csn_ref *csn_ref;
 	uint16_t credits;               /* granted in the response */
 	/*
 	 * A command that is going to wait for something outside the

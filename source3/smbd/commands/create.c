@@ -16,7 +16,9 @@
 #include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/session/budget.h"
+#include "source3/smbd/files/channel_seq.h"
 #include "source3/smbd/files/durable.h"
+#include "source3/smbd/files/replay.h"
 #include "source3/smbd/files/ea.h"
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/session/session.h"
@@ -37,6 +39,7 @@ struct create_args {
 	bool app_instance;              /* app_instance_id was given */
 	uint8_t app_instance_id[16];
 	int replay_oplock;              /* >= 0: a replay's OplockLevel */
+	bool has_create_guid;           /* DH2Q with a non-zero CreateGuid */
 	char *path;
 	bool is_stream;
 	uint32_t access;                /* granted */
@@ -389,6 +392,13 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	a->durable_granted = smbd_durable_grant(
 		open, &a->dh, res->action,
 		a->app_instance ? a->app_instance_id : NULL);
+	smbd_csn_init(open, smb2_hdr_channel_sequence(&req->pdu->hdr));
+	if (a->has_create_guid) {
+		/* not replayable on ENOMEM: the open itself is fine */
+		(void)smbd_replay_remember(open, a->dh.create_guid,
+					   req->conn->client_guid,
+					   res->action);
+	}
 	*out = open;
 	return NT_STATUS_OK;
 }
@@ -463,6 +473,12 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
 		return status;
 	}
 	*out = open;
+	/*
+	 * A new session, none of the open's requests in flight: its channel
+	 * sequence starts afresh at the reconnect's (a client that restarts
+	 * at 0 must not find every WRITE stale).
+	 */
+	smbd_csn_init(open, smb2_hdr_channel_sequence(&req->pdu->hdr));
 	a->path = open->name;
 	a->max_access = req->tcon->read_only ? SMBD_MAX_ACCESS_READ_ONLY :
 		SMBD_FILE_ALL_ACCESS;
@@ -477,42 +493,70 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
  * A replayed CREATE with DH2Q (MS-SMB2 3.3.5.9.10): the open it made is
  * answered again, unchanged; the OplockLevel (and with it the durable
  * context) is the one the replay asks for when that is lower, as
- * Windows does (smbtorture smb2.replay.replay-dhv2-oplock2).
+ * Windows does (smbtorture smb2.replay.replay-dhv2-oplock2).  The same
+ * CreateGuid without the replay flag is a client's mistake:
+ * DUPLICATE_OBJECTID (smb2.replay.replay6).  One whose CREATE is still
+ * waiting for an oplock break: FILE_NOT_AVAILABLE, try again later
+ * (dhv2-pending*).  true: answered (status in *status).
  */
 static bool create_replay(TALLOC_CTX *mem_ctx, struct smbd_request *req,
-			  struct create_args *a, struct smbd_response *rsp,
-			  struct smbd_open **out, NTSTATUS *status)
+			  struct create_args *a,
+			  const struct smbd_replay_pending *self,
+			  struct smbd_response *rsp, struct smbd_open **out,
+			  NTSTATUS *status)
 {
 	struct smbd_create_result res = {};
 	struct smbd_open *open = NULL;
 	uint8_t level;
 
-	if (!a->dh.v2_request ||
-	    !(req->pdu->hdr.flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+	a->has_create_guid = a->dh.v2_request &&
+			     smbd_replay_guid_valid(a->dh.create_guid);
+	if (!a->has_create_guid) {
 		return false;
 	}
-	open = smbd_durable_replay_find(req->session, a->dh.create_guid);
+	if (smbd_replay_pending_find(req->session, a->dh.create_guid,
+				     self) != NULL) {
+		*status = NT_STATUS_FILE_NOT_AVAILABLE;
+		return true;
+	}
+	open = smbd_replay_find(req->session, a->dh.create_guid);
 	if (open == NULL || open->tcon != req->tcon) {
 		return false;
+	}
+	if (!(req->pdu->hdr.flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		*status = NT_STATUS_DUPLICATE_OBJECTID;
+		return true;
 	}
 	level = a->r.requested_oplock_level;
 	if (level == SMB2_OPLOCK_LEVEL_LEASE || level > open->oplock_level) {
 		level = open->oplock_level;
 	}
 	a->replay_oplock = level;
-	a->durable_granted = level == SMB2_OPLOCK_LEVEL_BATCH;
-	res.action = open->durable->create_action;
+	a->durable_granted = level == SMB2_OPLOCK_LEVEL_BATCH &&
+			     open->durable != NULL;
+	res.action = open->replay->create_action;
 	*status = vfs_fstat(open->fh, &res.st);
 	if (NT_STATUS_IS_OK(*status)) {
 		*status = create_response(mem_ctx, a, open, &res, rsp);
 	}
-	*out = open;
+	*out = NT_STATUS_IS_OK(*status) ? open : NULL;
 	return true;
 }
 
+/*
+ * What a CREATE waiting for an oplock break is known by: its CreateGuid
+ * (a replay of it answers FILE_NOT_AVAILABLE meanwhile).
+ */
+struct create_pending {
+	struct smbd_replay_pending *record;     /* NULL: none */
+	bool has_create_guid;
+	uint8_t create_guid[16];
+};
+
 /* NT_STATUS_PENDING: wait for an oplock break of the file *wait_st */
 static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
-			   struct smbd_response *rsp, struct statx *wait_st)
+			   struct smbd_response *rsp, struct statx *wait_st,
+			   struct create_pending *pend)
 {
 	struct create_args *a = talloc_zero(mem_ctx, struct create_args);
 	struct smbd_create_result res = {};
@@ -525,8 +569,9 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	a->replay_oplock = -1;
 	status = create_parse(a, req, a);
 	if (NT_STATUS_IS_OK(status) &&
-	    create_replay(mem_ctx, req, a, rsp, &open, &status)) {
-		req->created = NT_STATUS_IS_OK(status) ? open : NULL;
+	    create_replay(mem_ctx, req, a, pend->record, rsp, &open,
+			  &status)) {
+		req->created = open;
 		talloc_free(a);
 		return status;
 	}
@@ -541,6 +586,9 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
 		*wait_st = res.st;
+		pend->has_create_guid = a->has_create_guid;
+		memcpy(pend->create_guid, a->dh.create_guid,
+		       sizeof(pend->create_guid));
 		talloc_free(a);
 		return status;
 	}
@@ -584,6 +632,7 @@ struct smb2_create_state {
 	struct smbd_oplock_waiter *waiter;
 	struct tevent_immediate *im;
 	struct statx st;                /* the file a break is awaited on */
+	struct create_pending pending;
 	struct smbd_response rsp;
 };
 
@@ -626,8 +675,20 @@ static void create_cleanup(struct tevent_req *result,
 	struct smb2_create_state *state = tevent_req_data(
 		result, struct smb2_create_state);
 
+	/*
+	 * Freed while waiting (its connection went) with the session going
+	 * on elsewhere: a replay on another channel must still be told to
+	 * wait (replay.h, smbd_replay_pending_orphan).
+	 */
+	if (req_state == TEVENT_REQ_RECEIVED && state->waiter != NULL &&
+	    state->tcon != NULL && state->pending.record != NULL) {
+		smbd_replay_pending_orphan(state->pending.record, state->tcon,
+					   &state->st);
+		state->pending.record = NULL;
+	}
 	TALLOC_FREE(state->waiter);
 	TALLOC_FREE(state->im);
+	TALLOC_FREE(state->pending.record);
 	if (state->watch != NULL) {
 		state->watch->state = NULL;
 		TALLOC_FREE(state->watch);
@@ -653,6 +714,11 @@ static bool create_wait(struct tevent_req *result)
 		}
 	}
 	state->tcon = tcon;
+	if (state->pending.has_create_guid && state->pending.record == NULL) {
+		/* NULL on ENOMEM: a replay then runs as a new CREATE */
+		state->pending.record = smbd_replay_pending_add(
+			state, tcon->session, state->pending.create_guid);
+	}
 	state->waiter = smbd_oplock_wait(state, tcon->session->conn->server,
 					 &state->st, create_woken, result);
 	if (state->im == NULL || state->watch == NULL ||
@@ -683,7 +749,8 @@ struct tevent_req *smbd_create_send(TALLOC_CTX *mem_ctx,
 	state->req = req;
 	state->rsp.status = NT_STATUS_OK;
 	tevent_req_set_cleanup_fn(result, create_cleanup);
-	status = create_run(state, req, &state->rsp, &state->st);
+	status = create_run(state, req, &state->rsp, &state->st,
+			    &state->pending);
 	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
 		if (create_wait(result)) {
 			req->go_async = true;
@@ -719,7 +786,7 @@ static void create_retry(struct tevent_context *ev,
 	if (state->tcon != NULL) {
 		state->req->tcon = state->tcon;
 		status = create_run(state, state->req, &state->rsp,
-				    &state->st);
+				    &state->st, &state->pending);
 	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
 		if (create_wait(result)) {

@@ -36,7 +36,7 @@ uint32_t smbd_durable_v2_timeout(uint32_t requested)
 }
 
 /* Who may reconnect: the same account (guest and anonymous by kind). */
-static const char *session_owner(const struct smbd_session *s)
+const char *smbd_durable_owner(const struct smbd_session *s)
 {
 	if (s->anonymous) {
 		return "\\anonymous";
@@ -74,7 +74,7 @@ bool smbd_durable_grant(struct smbd_open *open,
 		dh->has_app_instance = true;
 		memcpy(dh->app_instance_id, app_instance, 16);
 	}
-	dh->owner = talloc_strdup(dh, session_owner(tcon->session));
+	dh->owner = talloc_strdup(dh, smbd_durable_owner(tcon->session));
 	dh->share = talloc_strdup(dh, tcon->share->name);
 	if (dh->owner == NULL || dh->share == NULL) {
 		talloc_free(dh);
@@ -244,7 +244,7 @@ NTSTATUS smbd_durable_reconnect(struct smbd_tcon *tcon,
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	if (strcasecmp(open->durable->owner,
-		       session_owner(tcon->session)) != 0) {
+		       smbd_durable_owner(tcon->session)) != 0) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	if (tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON ||
@@ -304,46 +304,6 @@ void smbd_durable_app_instance(struct smbd_tcon *tcon, const char *path,
 			}
 		}
 	}
-}
-
-/* ---- replay of a CREATE (3.3.5.9.10) ---- */
-
-static bool replay_match(const struct smbd_open *o, const uint8_t guid[16],
-			 const struct smbd_session *s)
-{
-	const struct smbd_durable *dh = o->durable;
-
-	return dh != NULL && dh->v2 &&
-	       memcmp(dh->create_guid, guid, sizeof(dh->create_guid)) == 0 &&
-	       memcmp(dh->client_guid, s->conn->client_guid,
-		      sizeof(dh->client_guid)) == 0 &&
-	       strcasecmp(dh->owner, session_owner(s)) == 0;
-}
-
-struct smbd_open *smbd_durable_replay_find(struct smbd_session *s,
-					   const uint8_t create_guid[16])
-{
-	static const uint8_t zero[16];
-	struct smbd_conn *c = NULL;
-	struct smbd_session *ss = NULL;
-	struct smbd_tcon *t = NULL;
-	struct smbd_open *o = NULL;
-
-	if (memcmp(create_guid, zero, sizeof(zero)) == 0) {
-		return NULL;
-	}
-	for (c = s->conn->server->conns; c != NULL; c = c->next) {
-		for (ss = c->sessions; ss != NULL; ss = ss->next) {
-			for (t = ss->tcons; t != NULL; t = t->next) {
-				for (o = t->opens; o != NULL; o = o->next) {
-					if (replay_match(o, create_guid, s)) {
-						return o;
-					}
-				}
-			}
-		}
-	}
-	return NULL;
 }
 
 /* ---- another open meets a disconnected one ---- */

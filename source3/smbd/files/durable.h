@@ -62,12 +62,10 @@ void smbd_durable_app_instance(struct smbd_tcon *tcon, const char *path,
 			       const uint8_t id[16]);
 
 /*
- * A CREATE with DH2Q and SMB2_FLAGS_REPLAY_OPERATION (3.3.5.9.10): the
- * connected v2 open of this session's user and client with the same
- * CreateGuid, or NULL (then the CREATE runs as a new one).
+ * Who a session is for durable and replayed opens: its user, or
+ * "\\guest" / "\\anonymous" (each a user of its own).
  */
-struct smbd_open *smbd_durable_replay_find(struct smbd_session *s,
-					   const uint8_t create_guid[16]);
+const char *smbd_durable_owner(const struct smbd_session *s);
 
 /*
  * Its tcon goes with its session (tcon->keep_durable): keep a durable

@@ -8,6 +8,7 @@
 #include "lib/util/dlist.h"
 #include "lib/util/nttime.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/files/channel_seq.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/share_mode.h"
@@ -21,6 +22,7 @@ static int smbd_open_destructor(struct smbd_open *open)
 {
 	struct smbd_tcon *tcon = open->tcon;
 
+	smbd_csn_open_gone(open);
 	smbd_file_detach(open);
 	if (tcon == NULL) {
 		smbd_durable_gone(open);        /* a disconnected one */

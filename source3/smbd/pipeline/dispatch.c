@@ -54,6 +54,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 		"WRITE", SMBD_NEED_TCON, .fileid_ofs = 0x10,
 		.on_ipc = true,
 		.charge_ofs = 0x04, .io_offset_ofs = 0x08, .may_change = true,
+		.refuses_stale_channel = true,
 		.send = smbd_write_send, .recv = smbd_write_recv,
 	},
 	[SMB2_OP_FLUSH] = {
@@ -69,6 +70,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 		.on_ipc = true,
 		.fileid_optional = true, .charge_ofs = 0x1C,
 		.charge_ofs2 = 0x2C, .may_change = true,
+		.refuses_stale_channel = true,
 		.send = smbd_ioctl_send, .recv = smbd_ioctl_recv,
 	},
 	[SMB2_OP_ECHO] = {
@@ -91,6 +93,7 @@ static const struct smbd_cmd smbd_cmds[SMB2_OP_COUNT] = {
 	[SMB2_OP_SET_INFO] = {
 		"SET_INFO", SMBD_NEED_TCON, .fileid_ofs = 0x10,
 		.charge_ofs = 0x04, .may_change = true,
+		.refuses_stale_channel = true,
 		.send = smbd_set_info_send, .recv = smbd_set_info_recv,
 	},
 	/* OutputBufferLength at 0x04 is what CreditCharge must cover */

@@ -56,6 +56,12 @@ struct smbd_cmd {
 	 * NOT_SUPPORTED there, as from Samba
 	 */
 	bool on_ipc;
+	/*
+	 * A ChannelSequence older than its open's is refused with
+	 * FILE_NOT_AVAILABLE (MS-SMB2 3.3.5.2.10: WRITE, SET_INFO, IOCTL);
+	 * any other command naming an open runs, uncounted.
+	 */
+	bool refuses_stale_channel;
 	smbd_cmd_send_fn send;
 	smbd_cmd_recv_fn recv;
 	smbd_on_response_fn on_response;

@@ -23,7 +23,9 @@
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/pipeline/dispatch.h"
 #include "source3/smbd/pipeline/encryption.h"
+#include "source3/smbd/files/channel_seq.h"
 #include "source3/smbd/files/notify.h"
+#include "source3/smbd/files/replay.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/session/signing.h"
@@ -590,6 +592,22 @@ static void inherit_resolved(struct smbd_compound *c,
 	}
 }
 
+/*
+ * Replay protection, once the request is known to be genuine (signature
+ * and encryption checked, so a forged request moves no counter): the
+ * open it names is no longer replay-eligible (MS-SMB2 3.3.5.9.10), and
+ * its channel sequence is checked and counted (3.3.5.2.10).
+ */
+static NTSTATUS check_channel_sequence(const struct smbd_cmd *cmd,
+				       struct smbd_request *req)
+{
+	if (req->open == NULL) {
+		return NT_STATUS_OK;
+	}
+	smbd_replay_touch(req->open);
+	return smbd_csn_request(req, req->open, cmd->refuses_stale_channel);
+}
+
 /* A CREATE: related operations after it inherit its status. */
 static bool pdu_opens_file(const struct smb2_pdu *pdu)
 {
@@ -660,6 +678,9 @@ static bool element_run(struct smbd_compound *c)
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_encryption_check(c->req, c->crypto != NULL);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = check_channel_sequence(c->cmd, c->req);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		if (pdu_opens_file(pdu)) {
@@ -781,6 +802,7 @@ static void element_done(struct tevent_req *subreq)
 	status = c->cmd->recv(subreq, c, &rsp);
 	TALLOC_FREE(subreq);
 	c->subreq = NULL;
+	smbd_csn_answered(c->req);
 	set_running(c, false);
 	smbd_pipeline_channels_idle(c->conn->server);
 	if (c->conn->terminating) {

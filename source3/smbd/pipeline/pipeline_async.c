@@ -14,6 +14,7 @@
 #include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
+#include "source3/smbd/files/channel_seq.h"
 #include "source3/smbd/pipeline/encryption.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/session/signing.h"
@@ -145,6 +146,7 @@ static void async_done(struct tevent_req *subreq)
 	status = a->cmd->recv(subreq, a, &rsp);
 	TALLOC_FREE(subreq);
 	a->subreq = NULL;
+	smbd_csn_answered(a->req);
 	if (!NT_STATUS_IS_OK(status)) {
 		rsp = (struct smbd_response){ .status = status };
 		rsp.body = smb2_error_rsp_push(a, NULL, 0, &rsp.body_len);
