@@ -31,6 +31,7 @@ struct smbd_unix_user;
 struct smbd_notify_ctx;
 struct smbd_open_notify;
 struct smbd_oplock_break;
+struct smbd_lease;
 struct smbd_durable;
 struct smbd_durable_vfs;
 struct smbd_addr_handles;
@@ -56,6 +57,9 @@ struct smbd_named_pipe;
 struct smbd_state_hooks {
 	/* An oplock of open breaks to level: tell its client. */
 	void (*oplock_break)(struct smbd_open *open, uint8_t level);
+	/* A lease that open uses breaks: tell its client (lease.c). */
+	void (*lease_break)(struct smbd_open *open,
+			    const struct smb2_lease_break *lb);
 	/* open became delete pending: its waiting CHANGE_NOTIFYs end. */
 	void (*delete_pending)(struct smbd_open *open);
 	/* A connection's running requests stopped holding a session. */
@@ -111,6 +115,8 @@ struct smbd_server {
 	 */
 	struct smbd_open *disconnected;
 	size_t num_disconnected;
+	/* every lease of every client (files/lease.c) */
+	struct smbd_lease *leases;
 	bool shutting_down;
 	/*
 	 * Threads for the AES passes (crypto_offload: 1 << enum
@@ -332,6 +338,11 @@ struct smbd_open {
 	struct smbd_oplock_break *oplock_break; /* sent, not acknowledged */
 	/* an open on IPC$: its DCE/RPC pipe (commands/pipe.c), fh NULL */
 	struct smbd_named_pipe *pipe;
+	/*
+	 * The lease this open was made with (files/lease.c); then
+	 * oplock_level is NONE and the CREATE answered LEASE.
+	 */
+	struct smbd_lease *lease;
 };
 
 /*

@@ -2,7 +2,7 @@
  * Unit tests for the oplock decision table (source3/smbd/files/oplock.c,
  * smbd_oplock_decide), and the file waiters' wake-up order and
  * withdrawal.  The .c is included because smbd is a program, not a
- * library; the two smbd functions it calls are stubbed here.
+ * library; the smbd functions it calls are stubbed here.
  */
 #include "source3/smbd/files/oplock.c"
 #include "tests/unit/unit.h"
@@ -19,6 +19,15 @@ struct smbd_file *smbd_file_find(struct smbd_server *server,
 void smbd_oplock_send_break(struct smbd_open *open, uint8_t level)
 {
 	stub_breaks_sent++;
+}
+
+/* lease.c: not linked here (test_smbd_files_lease covers it) */
+void smbd_lease_detach(struct smbd_open *open)
+{
+}
+
+void smbd_lease_contend_level2(struct smbd_open *open)
+{
 }
 
 #define N SMB2_OPLOCK_LEVEL_NONE

@@ -11,6 +11,7 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -117,6 +118,10 @@ static int waiter_destructor(struct smbd_oplock_waiter *w)
 static void wake_all(struct smbd_file *f)
 {
 	struct smbd_oplock_waiter *w = NULL;
+
+	if (f == NULL) {
+		return;
+	}
 
 	while ((w = f->oplock_waiters) != NULL) {
 		DLIST_REMOVE_SIMPLE(f->oplock_waiters, w);
@@ -338,6 +343,8 @@ void smbd_oplock_contend_level2(struct smbd_open *open)
 	if (open->file != NULL) {
 		break_level2_all(open->file);
 	}
+	/* and every other lease's R (not the writer's own lease) */
+	smbd_lease_contend_level2(open);
 }
 
 NTSTATUS smbd_oplock_ack(struct smbd_open *open, uint8_t level,
@@ -368,5 +375,11 @@ void smbd_oplock_open_gone(struct smbd_open *open, struct smbd_file *f)
 {
 	open->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
 	TALLOC_FREE(open->oplock_break);
+	smbd_lease_detach(open);
+	wake_all(f);
+}
+
+void smbd_oplock_wake(struct smbd_file *f)
+{
 	wake_all(f);
 }

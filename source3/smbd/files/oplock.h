@@ -119,7 +119,10 @@ void smbd_oplock_contend_level2(struct smbd_open *open);
 NTSTATUS smbd_oplock_ack(struct smbd_open *open, uint8_t level,
 			 uint8_t *new_level);
 
-/* share_mode.c: open left file f; its waiters look again. */
+/* share_mode.c: open left file f (and its lease); waiters look again. */
 void smbd_oplock_open_gone(struct smbd_open *open, struct smbd_file *f);
+
+/* lease.c: a lease of f changed (ack, timeout); waiters look again. */
+void smbd_oplock_wake(struct smbd_file *f);
 
 #endif
