@@ -175,9 +175,11 @@ static NTSTATUS create_parse_durable(struct smbd_request *req,
 }
 
 /*
- * RqLs (3.3.5.9.8, 3.3.5.9.11): only with OplockLevel LEASE, on 2.1 and
- * later, and where oplocks are allowed; a v2 context on 2.1 is read as
- * v1.  Otherwise the context is ignored and no lease is granted.
+ * RqLs (3.3.5.9.8, 3.3.5.9.11): only with OplockLevel LEASE (a durable
+ * reconnect names its lease whatever the level, as smbtorture's
+ * reopen1a-lease sends it), on 2.1 and later, and where oplocks are
+ * allowed; a v2 context on 2.1 is read as v1.  Otherwise the context is
+ * ignored and no lease is granted.
  */
 static NTSTATUS create_parse_lease(struct smbd_request *req,
 				   struct create_args *a)
@@ -190,7 +192,8 @@ static NTSTATUS create_parse_lease(struct smbd_request *req,
 	NTSTATUS status;
 
 	if (c == NULL || req->conn->dialect < SMB2_DIALECT_0210 ||
-	    a->r.requested_oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
+	    (a->r.requested_oplock_level != SMB2_OPLOCK_LEVEL_LEASE &&
+	     !create_is_reconnect(a)) ||
 	    !req->tcon->share->oplocks) {
 		return NT_STATUS_OK;
 	}
@@ -543,8 +546,19 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
 {
 	struct smbd_create_result res = { .action = SMB2_FILE_OPENED };
 	struct smbd_open *open = NULL;
-	NTSTATUS status = smbd_durable_reconnect(req->tcon, &a->dh, &open);
+	char *path = NULL;
+	bool is_stream = false;
+	NTSTATUS status;
 
+	/* with a lease the name must be the open's (durable.c) */
+	if (a->has_lease &&
+	    !NT_STATUS_IS_OK(smbd_filename_convert(a, &a->r.name, &path,
+						   &is_stream))) {
+		path = NULL;
+	}
+	status = smbd_durable_reconnect(req->tcon, &a->dh,
+					a->has_lease ? &a->lease : NULL,
+					path, &open);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
