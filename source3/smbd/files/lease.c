@@ -343,6 +343,23 @@ void smbd_lease_contend_handle(struct smbd_open *open)
 	}
 }
 
+bool smbd_lease_contend_rename(struct smbd_open *open)
+{
+	struct smbd_open *o = NULL;
+
+	smbd_lease_contend_handle(open);
+	for (o = open->file != NULL ? open->file->opens : NULL; o != NULL;
+	     o = o->file_next) {
+		struct smbd_lease *l = o->lease;
+
+		if (l != NULL && l != open->lease && l->breaking &&
+		    (l->state & SMBD_LEASE_H)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* ---- the table ---- */
 
 static int lease_destructor(struct smbd_lease *l)

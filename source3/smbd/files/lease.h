@@ -148,6 +148,13 @@ void smbd_lease_contend_level2(struct smbd_open *open);
 void smbd_lease_contend_handle(struct smbd_open *open);
 
 /*
+ * A rename through open, before it is done: the other leases lose H as
+ * above.  true: one of them owes an acknowledgment for H; the rename
+ * should wait for it (smbtorture smb2.lease.rename_wait).
+ */
+bool smbd_lease_contend_rename(struct smbd_open *open);
+
+/*
  * The client's Lease Break Acknowledgment (3.3.5.22.2): the lease of
  * client_guid and key (OBJECT_NAME_NOT_FOUND if none), no break in
  * flight UNSUCCESSFUL, a state not within what the break asked

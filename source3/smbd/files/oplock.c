@@ -154,6 +154,28 @@ struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 	return w;
 }
 
+struct smbd_oplock_waiter *smbd_oplock_wait_open(TALLOC_CTX *mem_ctx,
+						 struct smbd_open *open,
+						 smbd_oplock_wake_fn wake,
+						 void *private_data)
+{
+	struct smbd_oplock_waiter *w = NULL;
+
+	if (open->file == NULL) {
+		return NULL;
+	}
+	w = talloc_zero(mem_ctx, struct smbd_oplock_waiter);
+	if (w == NULL) {
+		return NULL;
+	}
+	w->f = open->file;
+	w->wake = wake;
+	w->private_data = private_data;
+	DLIST_ADD_END_SIMPLE(open->file->oplock_waiters, w);
+	talloc_set_destructor(w, waiter_destructor);
+	return w;
+}
+
 /* ---- breaks of EXCLUSIVE/BATCH, acknowledged or timed out ---- */
 
 static int break_destructor(struct smbd_oplock_break *b)

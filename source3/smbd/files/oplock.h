@@ -106,6 +106,12 @@ struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 					    smbd_oplock_wake_fn wake,
 					    void *private_data);
 
+/* The same, on the file open is an open of (SET_INFO rename). */
+struct smbd_oplock_waiter *smbd_oplock_wait_open(TALLOC_CTX *mem_ctx,
+						 struct smbd_open *open,
+						 smbd_oplock_wake_fn wake,
+						 void *private_data);
+
 /*
  * WRITE or a truncation through open: every LEVEL_II oplock of the file
  * is broken to NONE (no acknowledgment is expected).
