@@ -4,7 +4,8 @@ smbprotocol connections on a writable share: the state CREATE grants
 second connection's open sends the holder (its new state, epoch and
 flags), the opener waiting for the acknowledgment, the acknowledgment's
 answers and errors, breaks by WRITE without an acknowledgment, the break
-timeout, and oplocks next to leases.
+timeout, oplocks next to leases, and a rename waiting for the handle
+caching it takes from another lease.
 
 The server and the client helpers are test_oplock.py's (its docstring
 says why breaks are collected under MessageId 0xFFFFFFFFFFFFFFFF, and why
@@ -281,5 +282,33 @@ def test_no_oplock_next_to_handle_lease(two):
     f1, _ = c1.lcreate(name, key(), R | H)
     f2 = c2.create(name, BATCH)
     assert f2.oplock_level == NONE
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_rename_waits_for_handle_break(two):
+    import threading
+    from test_setinfo import rename_buf, set_info
+    from test_oplock import A
+    c1, c2 = two
+    name, dst, k1, k2 = fresh(), fresh(), key(), key()
+    f1, ls1 = c1.lcreate(name, k1, R | H,
+                         access=A.GENERIC_READ | A.GENERIC_WRITE | A.DELETE)
+    f2, ls2 = c2.lcreate(name, k2, R | H)
+    assert (ls1[1], ls2[1]) == (R | H, R | H)
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault(
+        "status", set_info(c1.tree, f1, 10, rename_buf(dst))))
+    t.start()
+    b = c2.breaks.get()
+    assert b is not None and b["key"] == k2
+    assert (b["current"], b["new"], b["flags"]) == (R | H, R, ACK_REQUIRED)
+    time.sleep(0.3)
+    assert t.is_alive(), "the rename did not wait for the ack"
+    assert c1.breaks.get(timeout=0.2) is None   # the renamer's own lease
+    assert c2.lack(k2, R) == (0, R)
+    t.join(WAIT)
+    assert result.get("status") == 0
     f2.close()
     f1.close()
