@@ -292,7 +292,7 @@ uint32_t smbd_lease_grant_state(struct smbd_server *server,
 		}
 		g &= ~SMBD_LEASE_W;             /* one writer */
 		if (o->lease == NULL) {
-			g &= ~SMBD_LEASE_H;     /* next to an oplock-style open */
+			g &= ~SMBD_LEASE_H;     /* next to a non-lease open */
 		}
 	}
 	if ((g & SMBD_LEASE_R) && !(g & SMBD_LEASE_W) && !level2) {
