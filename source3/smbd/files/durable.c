@@ -144,8 +144,14 @@ bool smbd_durable_disconnect(struct smbd_open *open)
 	struct smbd_server *server = open->server;
 	struct smbd_durable *dh = open->durable;
 
+	/*
+	 * A break in flight (oplock or lease) is owed an answer nobody can
+	 * give any more: the open closes, and whoever waits for it goes on
+	 * at once rather than after the durable timeout.
+	 */
 	if (dh == NULL || server->shutting_down || open->file == NULL ||
-	    !durable_caching(open) || open->oplock_break != NULL) {
+	    !durable_caching(open) || open->oplock_break != NULL ||
+	    (open->lease != NULL && open->lease->breaking)) {
 		return false;
 	}
 	/*

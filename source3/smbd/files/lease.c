@@ -408,6 +408,8 @@ NTSTATUS smbd_lease_attach(struct smbd_open *open,
 		if (l == NULL) {
 			return NT_STATUS_NO_MEMORY;
 		}
+	} else if (l->file != open->file) {
+		return NT_STATUS_INVALID_PARAMETER;     /* one key, one file */
 	} else if ((l->state & req->state) == l->state &&
 		   granted != l->state && granted == req->state &&
 		   !l->breaking) {
