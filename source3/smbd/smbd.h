@@ -32,6 +32,7 @@ struct smbd_notify_ctx;
 struct smbd_open_notify;
 struct smbd_oplock_break;
 struct smbd_kernel_oplocks;
+struct smbd_lease;
 struct smbd_durable;
 struct smbd_durable_vfs;
 struct smbd_addr_handles;
@@ -60,6 +61,9 @@ struct smbd_replay_pending;
 struct smbd_state_hooks {
 	/* An oplock of open breaks to level: tell its client. */
 	void (*oplock_break)(struct smbd_open *open, uint8_t level);
+	/* A lease that open uses breaks: tell its client (lease.c). */
+	void (*lease_break)(struct smbd_open *open,
+			    const struct smb2_lease_break *lb);
 	/* open became delete pending: its waiting CHANGE_NOTIFYs end. */
 	void (*delete_pending)(struct smbd_open *open);
 	/* A connection's running requests stopped holding a session. */
@@ -134,6 +138,8 @@ struct smbd_server {
 	 * replay of one answers FILE_NOT_AVAILABLE (files/replay.c).
 	 */
 	struct smbd_replay_pending *replay_pending;
+	/* every lease of every client (files/lease.c) */
+	struct smbd_lease *leases;
 	bool shutting_down;
 	/*
 	 * Threads for the AES passes (crypto_offload: 1 << enum
@@ -358,6 +364,11 @@ struct smbd_open {
 	struct smbd_csn csn;            /* channel sequence (3.3.5.2.10) */
 	/* a DH2Q CreateGuid, replay eligibility (files/replay.c), or NULL */
 	struct smbd_open_replay *replay;
+	/*
+	 * The lease this open was made with (files/lease.c); then
+	 * oplock_level is NONE and the CREATE answered LEASE.
+	 */
+	struct smbd_lease *lease;
 };
 
 /*

@@ -1,7 +1,8 @@
 /*
  * libFuzzer harness: a CREATE context chain (MS-SMB2 2.2.13.2) into
  * smb2_create_ctx_parse(), the lease, durable handle and AlSi pulls,
- * then a round trip: what parses, pushed as a response chain, must
+ * a lease pushed back as the response and pulled again, then a round
+ * trip: what parses, pushed as a response chain, must
  * parse again to the same names and data.
  * Seed corpus: tests/fuzz/corpus/create_ctx/ (from test_smb2_frame).
  */
@@ -40,6 +41,40 @@ static void roundtrip(TALLOC_CTX *ctx, const struct smb2_create_ctx_list *l)
 	}
 }
 
+/*
+ * A lease that parses, pushed as the server answers it, parses again to
+ * the same key, state, flags and (v2) parent key and epoch; the length
+ * decides the version and nothing else.
+ */
+static void lease_roundtrip(TALLOC_CTX *ctx, const struct smb2_create_ctx *c)
+{
+	struct smb2_lease a, b;
+	struct smb2_create_ctx c2 = { .name = c->name,
+				      .name_len = c->name_len };
+	size_t len = 0;
+	bool ok = NT_STATUS_IS_OK(smb2_lease_pull(c, &a));
+
+	if (ok != (c->data_len == SMB2_LEASE_V1_SIZE ||
+		   c->data_len == SMB2_LEASE_V2_SIZE)) {
+		abort();
+	}
+	if (!ok) {
+		return;
+	}
+	c2.data = smb2_lease_push(ctx, &a, &len);
+	if (c2.data == NULL) {
+		return;
+	}
+	c2.data_len = len;
+	if (!NT_STATUS_IS_OK(smb2_lease_pull(&c2, &b)) ||
+	    b.version != a.version || b.state != a.state ||
+	    b.flags != a.flags || b.epoch != a.epoch ||
+	    memcmp(b.key, a.key, sizeof(a.key)) != 0 ||
+	    memcmp(b.parent_key, a.parent_key, sizeof(a.key)) != 0) {
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	TALLOC_CTX *ctx = talloc_new(NULL);
@@ -59,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rqls = smb2_create_ctx_find(l, SMB2_CREATE_TAG_RQLS, &n);
 		if (rqls != NULL) {
 			(void)smb2_lease_pull(rqls, &lease);
+			lease_roundtrip(ctx, rqls);
 		}
 		alsi = smb2_create_ctx_find(l, SMB2_CREATE_TAG_ALSI, &n);
 		if (alsi != NULL &&

@@ -12,6 +12,14 @@ void hook_oplock_break(struct smbd_open *open, uint8_t level)
 	rec.breaks[rec.num_breaks++] = (struct break_rec){ open, level };
 }
 
+void hook_lease_break(struct smbd_open *open,
+		      const struct smb2_lease_break *lb)
+{
+	assert_true(rec.num_lease_breaks < MAX_RECORDS);
+	rec.lease_breaks[rec.num_lease_breaks++] =
+		(struct lease_rec){ open, *lb };
+}
+
 void hook_delete_pending(struct smbd_open *open)
 {
 	assert_true(rec.num_pending < MAX_RECORDS);
@@ -20,6 +28,7 @@ void hook_delete_pending(struct smbd_open *open)
 
 static const struct smbd_state_hooks recording_hooks = {
 	.oplock_break = hook_oplock_break,
+	.lease_break = hook_lease_break,
 	.delete_pending = hook_delete_pending,
 };
 
@@ -221,7 +230,9 @@ NTSTATUS open_on(struct smbd_tcon *tcon, const char *path,
 		.disposition = o.disp != 0 ? o.disp : SMB2_FILE_OPEN,
 		.options = o.options,
 		.oplock_request = o.oplock,
+		.lease = o.lease,
 		.may_wait = o.may_wait,
+		.retry = o.retry,
 	};
 	struct smbd_create_result res = {};
 	TALLOC_CTX *tmp = talloc_new(tcon);
@@ -248,6 +259,11 @@ NTSTATUS open_on(struct smbd_tcon *tcon, const char *path,
 			(o.options & SMB2_FILE_DELETE_ON_CLOSE) != 0;
 		status = smbd_file_attach(open, &res.st);
 		assert_status(status, OK);
+		if (res.lease_granted) {
+			status = smbd_lease_attach(open, o.lease,
+						   res.lease_state);
+			assert_status(status, OK);
+		}
 		*out = open;
 	}
 	talloc_free(tmp);

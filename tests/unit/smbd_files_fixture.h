@@ -29,6 +29,7 @@
 #include "source3/smbd/smbd.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/files/handles.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
@@ -62,9 +63,16 @@ struct break_rec {
 	uint8_t level;
 };
 
+struct lease_rec {
+	struct smbd_open *open;
+	struct smb2_lease_break lb;
+};
+
 struct smbd_files_records {
 	struct break_rec breaks[MAX_RECORDS];
 	size_t num_breaks;
+	struct lease_rec lease_breaks[MAX_RECORDS];
+	size_t num_lease_breaks;
 	struct smbd_open *pending[MAX_RECORDS];
 	size_t num_pending;
 };
@@ -96,11 +104,15 @@ struct oreq {
 	uint32_t options;
 	uint8_t oplock;
 	bool may_wait;
+	const struct smbd_lease_req *lease;     /* with oplock 0xFF */
+	bool retry;
 };
 #define T(f) cmocka_unit_test_setup_teardown(f, unit_setup, fx_teardown)
 
 extern struct smbd_files_records rec;
 void hook_oplock_break(struct smbd_open *open, uint8_t level);
+void hook_lease_break(struct smbd_open *open,
+		      const struct smb2_lease_break *lb);
 void hook_delete_pending(struct smbd_open *open);
 struct loadparm *load_conf(TALLOC_CTX *ctx, const char *dir,
 			   const char *global);

@@ -30,6 +30,15 @@ void smbd_kernel_oplock_release(struct smbd_open *open)
 {
 }
 
+/* lease.c: not linked here (test_smbd_files_lease covers it) */
+void smbd_lease_detach(struct smbd_open *open)
+{
+}
+
+void smbd_lease_contend_level2(struct smbd_open *open)
+{
+}
+
 #define N SMB2_OPLOCK_LEVEL_NONE
 #define L2 SMB2_OPLOCK_LEVEL_II
 #define X SMB2_OPLOCK_LEVEL_EXCLUSIVE

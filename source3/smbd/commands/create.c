@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/commands/pipe.h"
+#include "source3/smbd/files/kernel_oplock.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/session/budget.h"
 #include "source3/smbd/files/channel_seq.h"
@@ -22,6 +24,7 @@
 #include "source3/smbd/files/ea.h"
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/session/session.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
@@ -35,6 +38,9 @@
 struct create_args {
 	struct smb2_create_req r;
 	struct smb2_durable_req dh;     /* DHnQ, DH2Q, DHnC, DH2C */
+	bool has_lease;                 /* RqLs with OplockLevel LEASE */
+	struct smbd_lease_req lease;
+	bool retry;                     /* after waiting for a break */
 	bool durable_granted;
 	bool app_instance;              /* app_instance_id was given */
 	uint8_t app_instance_id[16];
@@ -172,6 +178,51 @@ static NTSTATUS create_parse_durable(struct smbd_request *req,
 	return status;
 }
 
+/*
+ * RqLs (3.3.5.9.8, 3.3.5.9.11): only with OplockLevel LEASE (a durable
+ * reconnect names its lease whatever the level, as smbtorture's
+ * reopen1a-lease sends it), on 2.1 and later, and where oplocks are
+ * allowed; a v2 context on 2.1 is read as v1.  Otherwise the context is
+ * ignored and no lease is granted.
+ */
+static NTSTATUS create_parse_lease(struct smbd_request *req,
+				   struct create_args *a)
+{
+	size_t n = 0;
+	const struct smb2_create_ctx *c = smb2_create_ctx_find(
+		&a->r.contexts, SMB2_CREATE_TAG_RQLS, &n);
+	struct smbd_lease_req *lr = &a->lease;
+	struct smb2_lease l;
+	NTSTATUS status;
+
+	if (c == NULL || req->conn->dialect < SMB2_DIALECT_0210 ||
+	    (a->r.requested_oplock_level != SMB2_OPLOCK_LEVEL_LEASE &&
+	     !create_is_reconnect(a)) ||
+	    !req->tcon->share->oplocks ||
+	    /* Linux file leases cannot back SMB2 leases (Samba's rule) */
+	    smbd_kernel_oplocks(req->tcon->share)) {
+		return NT_STATUS_OK;
+	}
+	status = smb2_lease_pull(c, &l);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (req->conn->dialect < SMB2_DIALECT_0300) {
+		l.version = 1;
+	}
+	a->has_lease = true;
+	memcpy(lr->client_guid, req->conn->client_guid, 16);
+	memcpy(lr->key, l.key, sizeof(lr->key));
+	lr->state = l.state;
+	lr->version = l.version;
+	if (l.version == 2) {
+		memcpy(lr->parent_key, l.parent_key, sizeof(lr->parent_key));
+		lr->flags = l.flags;
+		lr->epoch = l.epoch;
+	}
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			     struct create_args *a)
 {
@@ -179,6 +230,9 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_parse_durable(req, a);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = create_parse_lease(req, a);
 	}
 	if (NT_STATUS_IS_OK(status) && create_is_reconnect(a)) {
 		return status;
@@ -312,6 +366,26 @@ static bool create_durable_ctx(TALLOC_CTX *mem_ctx,
 	return true;
 }
 
+/* RqLs response (2.2.14.2.10, 2.2.14.2.11): the lease as it is now */
+static bool create_lease_ctx(TALLOC_CTX *mem_ctx, const struct smbd_lease *l,
+			     struct smb2_create_ctx *ctx)
+{
+	struct smb2_lease out;
+	size_t len = 0;
+	uint8_t *data = NULL;
+
+	smbd_lease_response(l, &out);
+	data = smb2_lease_push(mem_ctx, &out, &len);
+	if (data == NULL) {
+		return false;
+	}
+	*ctx = (struct smb2_create_ctx) {
+		.name = (const uint8_t *)SMB2_CREATE_TAG_RQLS, .name_len = 4,
+		.data = data, .data_len = len,
+	};
+	return true;
+}
+
 /* ---- the response ---- */
 
 static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
@@ -320,12 +394,13 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 				const struct smbd_create_result *res,
 				struct smbd_response *rsp)
 {
-	struct smb2_create_ctx ctx[3];
+	struct smb2_create_ctx ctx[4];
 	struct smb2_file_meta m;
 	size_t n = 0;
 	struct smb2_create_rsp out = {
 		.create_action = res->action,
 		.oplock_level = a->replay_oplock >= 0 ? a->replay_oplock :
+			open->lease != NULL ? SMB2_OPLOCK_LEVEL_LEASE :
 			open->oplock_level,
 		.file_id = { open->persistent_id, open->volatile_id },
 	};
@@ -349,6 +424,10 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 	}
 	if (a->durable_granted &&
 	    !create_durable_ctx(mem_ctx, open->durable, &ctx[n++])) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (open->lease != NULL && a->replay_oplock < 0 &&
+	    !create_lease_ctx(mem_ctx, open->lease, &ctx[n++])) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	out.contexts = ctx;
@@ -385,9 +464,15 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	    open->delete_on_close && res->action != SMB2_FILE_CREATED) {
 		status = smbd_dir_check_empty(open);
 	}
+	if (NT_STATUS_IS_OK(status) && res->lease_granted) {
+		status = smbd_lease_attach(open, &a->lease, res->lease_state);
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(open);
 		return status;
+	}
+	if (open->delete_on_close) {
+		smbd_lease_contend_handle(open);   /* others lose H */
 	}
 	a->durable_granted = smbd_durable_grant(
 		open, &a->dh, res->action,
@@ -417,12 +502,19 @@ static NTSTATUS create_do_open(struct create_args *a,
 		.attributes = a->r.file_attributes,
 		.read_only_share = req->tcon->read_only,
 		.oplock_request = a->r.requested_oplock_level,
+		.lease = a->has_lease ? &a->lease : NULL,
 		.may_wait = req->may_go_async,
+		.retry = a->retry,
 	};
 	NTSTATUS status = create_check_contexts(req->tcon, &a->r.contexts);
 
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_alsi(&a->r.contexts, &p.allocation_size);
+	}
+	if (NT_STATUS_IS_OK(status) && a->has_lease) {
+		status = smbd_lease_check_name(req->conn->server, &a->lease,
+					       req->tcon->vfs->root_path,
+					       a->path);
 	}
 	if (NT_STATUS_IS_OK(status) &&
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
@@ -467,8 +559,19 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
 {
 	struct smbd_create_result res = { .action = SMB2_FILE_OPENED };
 	struct smbd_open *open = NULL;
-	NTSTATUS status = smbd_durable_reconnect(req->tcon, &a->dh, &open);
+	char *path = NULL;
+	bool is_stream = false;
+	NTSTATUS status;
 
+	/* with a lease the name must be the open's (durable.c) */
+	if (a->has_lease &&
+	    !NT_STATUS_IS_OK(smbd_filename_convert(a, &a->r.name, &path,
+						   &is_stream))) {
+		path = NULL;
+	}
+	status = smbd_durable_reconnect(req->tcon, &a->dh,
+					a->has_lease ? &a->lease : NULL,
+					path, &open);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -556,7 +659,7 @@ struct create_pending {
 /* NT_STATUS_PENDING: wait for an oplock break of the file *wait_st */
 static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			   struct smbd_response *rsp, struct statx *wait_st,
-			   struct create_pending *pend)
+			   struct create_pending *pend, bool retry)
 {
 	struct create_args *a = talloc_zero(mem_ctx, struct create_args);
 	struct smbd_create_result res = {};
@@ -567,6 +670,7 @@ static NTSTATUS create_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		return NT_STATUS_NO_MEMORY;
 	}
 	a->replay_oplock = -1;
+	a->retry = retry;
 	status = create_parse(a, req, a);
 	if (NT_STATUS_IS_OK(status) &&
 	    create_replay(mem_ctx, req, a, pend->record, rsp, &open,
@@ -750,7 +854,7 @@ struct tevent_req *smbd_create_send(TALLOC_CTX *mem_ctx,
 	state->rsp.status = NT_STATUS_OK;
 	tevent_req_set_cleanup_fn(result, create_cleanup);
 	status = create_run(state, req, &state->rsp, &state->st,
-			    &state->pending);
+			    &state->pending, false);
 	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
 		if (create_wait(result)) {
 			req->go_async = true;
@@ -786,7 +890,7 @@ static void create_retry(struct tevent_context *ev,
 	if (state->tcon != NULL) {
 		state->req->tcon = state->tcon;
 		status = create_run(state, state->req, &state->rsp,
-				    &state->st, &state->pending);
+				    &state->st, &state->pending, true);
 	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
 		if (create_wait(result)) {

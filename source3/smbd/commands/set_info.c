@@ -1,7 +1,9 @@
 /*
  * SET_INFO (MS-SMB2 3.3.5.21) for file information classes, with the
  * object-store rules of MS-FSA 2.1.5.14.  Everything is synchronous VFS
- * work; the result is posted, never returned inside _send.
+ * work; the result is posted, never returned inside _send.  A rename
+ * that breaks other leases' handle caching waits for their
+ * acknowledgments first (async, as a CREATE waits for a break).
  *
  * File system and quota information: NOT_SUPPORTED (nothing is accepted
  * and ignored).  EAs: ea.c.  Security descriptors: secdesc.c.  Renames
@@ -403,23 +405,181 @@ static NTSTATUS si_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	return rsp->body != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 }
 
+/*
+ * ---- a rename waiting for lease breaks (files/lease.c) ----
+ *
+ * Runs again from the start in an immediate each time the file's
+ * leases change; a watch hanging off the open says when it is closed
+ * meanwhile (its tcon, session and connection take it along).
+ */
+struct si_state {
+	struct tevent_context *ev;
+	struct tevent_req *result;
+	struct smbd_request *req;
+	struct smbd_open *open;         /* NULL once it went away */
+	struct si_watch *watch;
+	struct smbd_oplock_waiter *waiter;
+	struct tevent_immediate *im;
+	struct smbd_response rsp;
+};
+
+struct si_watch {
+	struct si_state *state;
+};
+
+static void si_woken(void *private_data);
+static void si_retry(struct tevent_context *ev, struct tevent_immediate *im,
+		     void *private_data);
+static bool si_cancel(struct tevent_req *result);
+
+static int si_watch_destructor(struct si_watch *w)
+{
+	struct si_state *state = w->state;
+
+	if (state != NULL) {
+		state->open = NULL;
+		state->watch = NULL;
+		TALLOC_FREE(state->waiter);
+		tevent_schedule_immediate(state->im, state->ev, si_retry,
+					  state->result);
+	}
+	return 0;
+}
+
+static void si_cleanup(struct tevent_req *result,
+		       enum tevent_req_state req_state)
+{
+	struct si_state *state = tevent_req_data(result, struct si_state);
+
+	TALLOC_FREE(state->waiter);
+	TALLOC_FREE(state->im);
+	if (state->watch != NULL) {
+		state->watch->state = NULL;
+		TALLOC_FREE(state->watch);
+	}
+}
+
+static bool si_wait(struct tevent_req *result)
+{
+	struct si_state *state = tevent_req_data(result, struct si_state);
+
+	if (state->im == NULL) {
+		state->im = tevent_create_immediate(state);
+	}
+	if (state->watch == NULL && state->im != NULL) {
+		state->watch = talloc_zero(state->req->open, struct si_watch);
+		if (state->watch != NULL) {
+			state->watch->state = state;
+			talloc_set_destructor(state->watch,
+					      si_watch_destructor);
+		}
+	}
+	state->open = state->req->open;
+	state->waiter = smbd_oplock_wait_open(state, state->open, si_woken,
+					      result);
+	if (state->im == NULL || state->watch == NULL ||
+	    state->waiter == NULL) {
+		return false;
+	}
+	tevent_req_set_cancel_fn(result, si_cancel);
+	return true;
+}
+
+static void si_finish(struct tevent_req *result, NTSTATUS status)
+{
+	struct si_state *state = tevent_req_data(result, struct si_state);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_INFO("%s: SET_INFO: %s\n", state->req->conn->peer,
+			 nt_errstr(status));
+	}
+	if (tevent_req_nterror(result, status)) {
+		return;
+	}
+	tevent_req_done(result);
+}
+
 struct tevent_req *smbd_set_info_send(TALLOC_CTX *mem_ctx,
 				      struct tevent_context *ev,
 				      struct smbd_request *req)
 {
-	struct smbd_response rsp = { .status = NT_STATUS_OK };
-	NTSTATUS status = si_run(mem_ctx, req, &rsp);
+	struct si_state *state = NULL;
+	struct tevent_req *result = tevent_req_create(mem_ctx, &state,
+						      struct si_state);
+	NTSTATUS status;
 
-	if (!NT_STATUS_IS_OK(status)) {
-		DBG_INFO("%s: SET_INFO: %s\n", req->conn->peer,
-			 nt_errstr(status));
+	if (result == NULL) {
+		return NULL;
 	}
-	return smbd_done_send(mem_ctx, ev, status,
-			      NT_STATUS_IS_OK(status) ? &rsp : NULL);
+	state->ev = ev;
+	state->result = result;
+	state->req = req;
+	state->rsp.status = NT_STATUS_OK;
+	tevent_req_set_cleanup_fn(result, si_cleanup);
+	status = si_run(state, req, &state->rsp);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
+		if (si_wait(result)) {
+			req->go_async = true;
+			return result;
+		}
+		status = NT_STATUS_NO_MEMORY;
+	}
+	si_finish(result, status);
+	return tevent_req_post(result, ev);
+}
+
+/* From lease.c or an open's teardown: only schedule the retry. */
+static void si_woken(void *private_data)
+{
+	struct tevent_req *result = talloc_get_type_abort(
+		private_data, struct tevent_req);
+	struct si_state *state = tevent_req_data(result, struct si_state);
+
+	TALLOC_FREE(state->waiter);
+	tevent_schedule_immediate(state->im, state->ev, si_retry, result);
+}
+
+static void si_retry(struct tevent_context *ev, struct tevent_immediate *im,
+		     void *private_data)
+{
+	struct tevent_req *result = talloc_get_type_abort(
+		private_data, struct tevent_req);
+	struct si_state *state = tevent_req_data(result, struct si_state);
+	struct smbd_request *req = state->req;
+	NTSTATUS status = NT_STATUS_FILE_CLOSED;
+
+	if (state->open != NULL && state->open->tcon != NULL) {
+		req->open = state->open;
+		req->tcon = state->open->tcon;
+		req->session = req->tcon->session;
+		status = si_run(state, req, &state->rsp);
+	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
+		if (si_wait(result)) {
+			return;
+		}
+		status = NT_STATUS_NO_MEMORY;
+	}
+	tevent_req_set_cancel_fn(result, NULL);
+	si_finish(result, status);
+}
+
+static bool si_cancel(struct tevent_req *result)
+{
+	struct si_state *state = tevent_req_data(result, struct si_state);
+
+	TALLOC_FREE(state->waiter);
+	TALLOC_FREE(state->im);
+	tevent_req_set_cancel_fn(result, NULL);
+	tevent_req_defer_callback(result, state->ev);
+	tevent_req_nterror(result, NT_STATUS_CANCELLED);
+	return true;
 }
 
 NTSTATUS smbd_set_info_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,
 			    struct smbd_response *rsp)
 {
-	return smbd_done_recv(subreq, mem_ctx, rsp);
+	struct si_state *state = tevent_req_data(subreq, struct si_state);
+
+	return smbd_response_recv(subreq, mem_ctx, &state->rsp, rsp);
 }

@@ -16,6 +16,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/files/casefold.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
 #include "source3/smbd/commands/set_info.h"
@@ -232,6 +233,11 @@ NTSTATUS si_rename(struct si_ctx *s)
 		return status;          /* the same name: nothing to do */
 	}
 	status = sn_target_check(s, to, &exists);
+	/* other leases' H first: set_info.c waits for the acks */
+	if (NT_STATUS_IS_OK(status) && smbd_lease_contend_rename(s->open) &&
+	    s->req->may_go_async) {
+		return NT_STATUS_PENDING;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_renameat(s->open->tcon->vfs, s->open->name, to,
 				      replace ? 0 : RENAME_NOREPLACE);

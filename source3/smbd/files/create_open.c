@@ -14,6 +14,7 @@
 #include "source3/smbd/files/casefold.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/kernel_oplock.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -271,6 +272,31 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 }
 
 /*
+ * The lease a new open may have (lease.c), and no oplock next to a
+ * lease with handle caching (smbtorture smb2.lease.oplock).
+ */
+static void open_grant_lease(struct smbd_tcon *tcon,
+			     const struct smbd_create_params *p,
+			     struct smbd_create_result *out)
+{
+	struct smbd_server *server = tcon->session->conn->server;
+	bool stat_open = (p->access & ~SMBD_OPLOCK_STAT_ACCESS) == 0 &&
+		!disp_truncates(p->disposition);
+
+	if (p->lease != NULL && !S_ISDIR(out->st.stx_mode)) {
+		/* no directory leases: a directory gets neither */
+		out->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+		out->lease_granted = true;
+		out->lease_state = smbd_lease_grant_state(
+			server, &out->st, p->lease, stat_open,
+			tcon->share->level2_oplocks);
+	} else if (out->oplock_level != SMB2_OPLOCK_LEVEL_NONE &&
+		   smbd_lease_file_has_handle(server, &out->st)) {
+		out->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+	}
+}
+
+/*
  * Oplocks (oplock.c): breaks go out before the share modes are final
  * and before a truncation; PENDING means wait for one and try again.
  */
@@ -278,13 +304,29 @@ static NTSTATUS open_oplock(struct smbd_tcon *tcon,
 			    const struct smbd_create_params *p,
 			    struct smbd_create_result *out, NTSTATUS status)
 {
+	struct smbd_server *server = tcon->session->conn->server;
+	bool lease_wait = false;
+
 	if (!NT_STATUS_IS_OK(status) &&
 	    !NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION)) {
 		return status;
 	}
-	return smbd_oplock_open(tcon, &out->st, p->access, p->disposition,
-				p->oplock_request, S_ISDIR(out->st.stx_mode),
-				p->may_wait, status, &out->oplock_level);
+	/* leases of other opens first, then oplocks: one pass of breaks */
+	lease_wait = smbd_lease_contend_open(
+		server, &out->st, p->access, disp_truncates(p->disposition),
+		NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION),
+		p->lease, p->retry);
+	status = smbd_oplock_open(tcon, &out->st, p->access, p->disposition,
+				  p->oplock_request, S_ISDIR(out->st.stx_mode),
+				  p->may_wait, status, &out->oplock_level);
+	if (lease_wait && p->may_wait) {
+		return NT_STATUS_PENDING;
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	open_grant_lease(tcon, p, out);
+	return status;
 }
 
 static NTSTATUS use_existing(struct smbd_tcon *tcon,
@@ -429,6 +471,7 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	if (NT_STATUS_IS_OK(status)) {
 		out->oplock_level = smbd_oplock_grant_new(
 			tcon, p->oplock_request, S_ISDIR(out->st.stx_mode));
+		open_grant_lease(tcon, p, out);
 		status = store_attributes(p, out, false);
 	}
 	if (NT_STATUS_IS_OK(status)) {

@@ -20,6 +20,8 @@
 #define SMBD_MAX_ACCESS_READ_ONLY	0x001200A9
 
 /* What CREATE asks of the file layer, already checked and mapped. */
+struct smbd_lease_req;
+
 struct smbd_create_params {
 	const char *path;               /* share-relative */
 	bool is_stream;                 /* x::$DATA */
@@ -31,7 +33,10 @@ struct smbd_create_params {
 	uint64_t allocation_size;       /* AlSi for a new file, or 0 */
 	bool read_only_share;
 	uint8_t oplock_request;         /* RequestedOplockLevel */
+	/* with oplock_request LEASE: the RqLs asked for (lease.h), or NULL */
+	const struct smbd_lease_req *lease;
 	bool may_wait;                  /* for an oplock break (PENDING) */
+	bool retry;                     /* run again after waiting */
 };
 
 struct smbd_create_result {
@@ -39,6 +44,8 @@ struct smbd_create_result {
 	struct statx st;
 	uint32_t action;                /* SMB2_FILE_OPENED ... */
 	uint8_t oplock_level;           /* granted */
+	bool lease_granted;             /* p->lease on a file */
+	uint32_t lease_state;           /* what it may hold */
 	/* the name as on disk when it differs from p->path (casefold.c) */
 	const char *path;
 };

@@ -11,6 +11,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/files/durable.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -47,6 +48,18 @@ const char *smbd_durable_owner(const struct smbd_session *s)
 	return s->user != NULL ? s->user : "";
 }
 
+/*
+ * What makes an open durable (3.3.5.9.6, 3.3.5.9.10): a batch oplock,
+ * or a lease with handle caching.
+ */
+static bool durable_caching(const struct smbd_open *open)
+{
+	if (open->lease != NULL) {
+		return (open->lease->state & SMBD_LEASE_H) != 0;
+	}
+	return open->oplock_level == SMB2_OPLOCK_LEVEL_BATCH;
+}
+
 bool smbd_durable_grant(struct smbd_open *open,
 			const struct smb2_durable_req *d,
 			uint32_t create_action, const uint8_t *app_instance)
@@ -56,7 +69,7 @@ bool smbd_durable_grant(struct smbd_open *open,
 
 	if ((!d->v1_request && !d->v2_request) ||
 	    !tcon->share->durable_handles || open->is_dir ||
-	    open->oplock_level != SMB2_OPLOCK_LEVEL_BATCH) {
+	    !durable_caching(open)) {
 		return false;
 	}
 	dh = talloc_zero(open, struct smbd_durable);
@@ -131,9 +144,14 @@ bool smbd_durable_disconnect(struct smbd_open *open)
 	struct smbd_server *server = open->server;
 	struct smbd_durable *dh = open->durable;
 
+	/*
+	 * A break in flight (oplock or lease) is owed an answer nobody can
+	 * give any more: the open closes, and whoever waits for it goes on
+	 * at once rather than after the durable timeout.
+	 */
 	if (dh == NULL || server->shutting_down || open->file == NULL ||
-	    open->oplock_level != SMB2_OPLOCK_LEVEL_BATCH ||
-	    open->oplock_break != NULL) {
+	    !durable_caching(open) || open->oplock_break != NULL ||
+	    (open->lease != NULL && open->lease->breaking)) {
 		return false;
 	}
 	/*
@@ -211,6 +229,14 @@ static bool durable_matches(const struct smbd_open *o,
 	if (!d->v2_reconnect) {
 		return true;            /* DHnC reconnects v1 and v2 opens */
 	}
+	/*
+	 * A v1 open with a lease comes back by DH2C with a zero
+	 * CreateGuid, as on Samba (smbtorture durable-open.reopen2-lease);
+	 * the lease key is what identifies it then (durable_lease_matches).
+	 */
+	if (!o->durable->v2 && o->lease != NULL) {
+		return memcmp(d->create_guid, zero, sizeof(zero)) == 0;
+	}
 	return o->durable->v2 &&
 	       memcmp(d->create_guid, zero, sizeof(zero)) != 0 &&
 	       memcmp(d->create_guid, o->durable->create_guid,
@@ -233,15 +259,46 @@ static void durable_attach(struct smbd_open *open, struct smbd_tcon *tcon)
 	smbd_handles_add(tcon->session, 1);
 }
 
+/*
+ * 3.3.5.9.7, 3.3.5.9.12: an open with a lease comes back only with the
+ * same lease (key and client) and name; a lease asked of an open that
+ * had none finds nothing.  A wrong name is INVALID_PARAMETER, as for
+ * any lease key used on another file (Windows, Samba).
+ */
+static NTSTATUS durable_lease_matches(const struct smbd_open *open,
+				      const struct smbd_lease_req *lease,
+				      const char *path)
+{
+	if ((open->lease == NULL) != (lease == NULL)) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	if (lease == NULL) {
+		return NT_STATUS_OK;
+	}
+	if (!smbd_lease_is(open->lease, lease)) {
+		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	if (path == NULL || strcasecmp(path, open->name) != 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
 NTSTATUS smbd_durable_reconnect(struct smbd_tcon *tcon,
 				const struct smb2_durable_req *d,
-				struct smbd_open **out)
+				const struct smbd_lease_req *lease,
+				const char *path, struct smbd_open **out)
 {
 	struct smbd_open *open = durable_find(tcon->session->conn->server, d);
+	NTSTATUS status;
 
 	if (open == NULL || !durable_matches(open, d) ||
 	    strcmp(open->durable->share, tcon->share->name) != 0) {
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	status = durable_lease_matches(open, lease, path);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	if (strcasecmp(open->durable->owner,
 		       smbd_durable_owner(tcon->session)) != 0) {

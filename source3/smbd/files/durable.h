@@ -5,8 +5,9 @@
  * the server, still holding its fd, share mode, byte-range locks and
  * oplock.  A CREATE with DHnC/DH2C on another connection of the same
  * user and share takes it over; a timer closes it after its timeout
- * (delete-on-close applies then).  Without leases, durability needs a
- * batch oplock (v1 and v2); persistent handles are not granted.
+ * (delete-on-close applies then).  Durability needs a batch oplock or
+ * a lease with handle caching (v1 and v2); persistent handles are not
+ * granted.
  */
 #ifndef RINGSMB_SMBD_DURABLE_H
 #define RINGSMB_SMBD_DURABLE_H
@@ -76,11 +77,15 @@ bool smbd_durable_disconnect(struct smbd_open *open);
 /*
  * DHnC/DH2C (3.3.5.9.7, 3.3.5.9.12): the disconnected open d names
  * moves to tcon.  OBJECT_NAME_NOT_FOUND: no such disconnected open (or
- * the CreateGuid, version or share differ); ACCESS_DENIED: another user.
+ * the CreateGuid, version or share differ, or its lease is not lease);
+ * INVALID_PARAMETER: a lease with another name than path; ACCESS_DENIED:
+ * another user.
  */
+struct smbd_lease_req;
 NTSTATUS smbd_durable_reconnect(struct smbd_tcon *tcon,
 				const struct smb2_durable_req *d,
-				struct smbd_open **out);
+				const struct smbd_lease_req *lease,
+				const char *path, struct smbd_open **out);
 
 /*
  * A CREATE that is not a stat open meets the file st: a disconnected

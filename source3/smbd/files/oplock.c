@@ -12,6 +12,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "source3/smbd/files/kernel_oplock.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -120,6 +121,10 @@ static void wake_all(struct smbd_file *f)
 {
 	struct smbd_oplock_waiter *w = NULL;
 
+	if (f == NULL) {
+		return;
+	}
+
 	while ((w = f->oplock_waiters) != NULL) {
 		DLIST_REMOVE_SIMPLE(f->oplock_waiters, w);
 		w->f = NULL;
@@ -186,6 +191,28 @@ struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 			TALLOC_FREE(w);
 		}
 	}
+	return w;
+}
+
+struct smbd_oplock_waiter *smbd_oplock_wait_open(TALLOC_CTX *mem_ctx,
+						 struct smbd_open *open,
+						 smbd_oplock_wake_fn wake,
+						 void *private_data)
+{
+	struct smbd_oplock_waiter *w = NULL;
+
+	if (open->file == NULL) {
+		return NULL;
+	}
+	w = talloc_zero(mem_ctx, struct smbd_oplock_waiter);
+	if (w == NULL) {
+		return NULL;
+	}
+	w->f = open->file;
+	w->wake = wake;
+	w->private_data = private_data;
+	DLIST_ADD_END_SIMPLE(open->file->oplock_waiters, w);
+	talloc_set_destructor(w, waiter_destructor);
 	return w;
 }
 
@@ -390,6 +417,8 @@ void smbd_oplock_contend_level2(struct smbd_open *open)
 	if (open->file != NULL) {
 		break_level2_all(open->file);
 	}
+	/* and every other lease's R (not the writer's own lease) */
+	smbd_lease_contend_level2(open);
 }
 
 NTSTATUS smbd_oplock_ack(struct smbd_open *open, uint8_t level,
@@ -420,5 +449,11 @@ void smbd_oplock_open_gone(struct smbd_open *open, struct smbd_file *f)
 {
 	open->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
 	TALLOC_FREE(open->oplock_break);
+	smbd_lease_detach(open);
+	wake_all(f);
+}
+
+void smbd_oplock_wake(struct smbd_file *f)
+{
 	wake_all(f);
 }

@@ -111,6 +111,12 @@ struct smbd_oplock_waiter *smbd_oplock_wait(TALLOC_CTX *mem_ctx,
 					    smbd_oplock_wake_fn wake,
 					    void *private_data);
 
+/* The same, on the file open is an open of (SET_INFO rename). */
+struct smbd_oplock_waiter *smbd_oplock_wait_open(TALLOC_CTX *mem_ctx,
+						 struct smbd_open *open,
+						 smbd_oplock_wake_fn wake,
+						 void *private_data);
+
 /*
  * A local process (or NFS) opened the file of open, which holds a kernel
  * oplock (kernel_oplock.c): an EXCLUSIVE/BATCH oplock is broken to NONE
@@ -131,7 +137,10 @@ void smbd_oplock_contend_level2(struct smbd_open *open);
 NTSTATUS smbd_oplock_ack(struct smbd_open *open, uint8_t level,
 			 uint8_t *new_level);
 
-/* share_mode.c: open left file f; its waiters look again. */
+/* share_mode.c: open left file f (and its lease); waiters look again. */
 void smbd_oplock_open_gone(struct smbd_open *open, struct smbd_file *f);
+
+/* lease.c: a lease of f changed (ack, timeout); waiters look again. */
+void smbd_oplock_wake(struct smbd_file *f);
 
 #endif

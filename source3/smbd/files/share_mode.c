@@ -11,6 +11,7 @@
 #include "lib/util/dlist.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/brlock.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/share_names.h"
@@ -296,6 +297,7 @@ NTSTATUS smbd_file_set_delete_pending(struct smbd_open *open, bool on)
 	open->file->delete_pending = on;
 	if (on) {
 		file_now_delete_pending(open->file);
+		smbd_lease_contend_handle(open);        /* others lose H */
 	}
 	if (!on) {
 		/* clearing it also clears what DELETE_ON_CLOSE asked */
@@ -333,6 +335,7 @@ NTSTATUS smbd_file_renamed(struct smbd_open *open, const char *new_name)
 		talloc_free(o->name);
 		o->name = n;
 	}
+	smbd_lease_contend_handle(open);                /* others lose H */
 	return NT_STATUS_OK;
 }
 

@@ -35,6 +35,10 @@ void smbd_pipeline_got_spliced_write(struct smbd_conn *conn, uint8_t *buf,
  */
 void smbd_pipeline_send_oplock_break(struct smbd_open *open, uint8_t level);
 
+/* The lease_break hook: a Lease Break Notification (2.2.23.2). */
+void smbd_pipeline_send_lease_break(struct smbd_open *open,
+				    const struct smb2_lease_break *lb);
+
 /* pipeline_crypto.c: the threads of 'smb2 crypto threads' (or none) */
 void smbd_crypto_pool_start(struct smbd_server *server);
 /* Joins them: before the ring goes, which buffers they hold may use. */

@@ -240,6 +240,7 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
  */
 static const struct smbd_state_hooks state_hooks = {
 	.oplock_break = smbd_pipeline_send_oplock_break,
+	.lease_break = smbd_pipeline_send_lease_break,
 	.delete_pending = smbd_notify_delete_pending,
 	.channels_idle = smbd_pipeline_channels_idle,
 };
