@@ -602,13 +602,30 @@ static NTSTATUS create_reconnect(TALLOC_CTX *mem_ctx,
  * waiting for an oplock break: FILE_NOT_AVAILABLE, try again later
  * (dhv2-pending*).  true: answered (status in *status).
  */
+/* The replayed open's answer, as it was given (create_replay). */
+static bool create_replay_answer(TALLOC_CTX *mem_ctx, struct create_args *a,
+				 struct smbd_open *open,
+				 struct smbd_response *rsp,
+				 struct smbd_open **out, NTSTATUS *status)
+{
+	struct smbd_create_result res = {
+		.action = open->replay->create_action,
+	};
+
+	*status = vfs_fstat(open->fh, &res.st);
+	if (NT_STATUS_IS_OK(*status)) {
+		*status = create_response(mem_ctx, a, open, &res, rsp);
+	}
+	*out = NT_STATUS_IS_OK(*status) ? open : NULL;
+	return true;
+}
+
 static bool create_replay(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			  struct create_args *a,
 			  const struct smbd_replay_pending *self,
 			  struct smbd_response *rsp, struct smbd_open **out,
 			  NTSTATUS *status)
 {
-	struct smbd_create_result res = {};
 	struct smbd_open *open = NULL;
 	uint8_t level;
 
@@ -630,6 +647,21 @@ static bool create_replay(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		*status = NT_STATUS_DUPLICATE_OBJECTID;
 		return true;
 	}
+	if (open->lease != NULL || a->has_lease) {
+		/*
+		 * A lease is replayed with its own key, and answered with
+		 * its state now; another key, or a lease for an oplock or
+		 * the other way round, is refused (smb2.replay, Windows)
+		 */
+		if (open->lease == NULL || !a->has_lease ||
+		    !smbd_lease_is(open->lease, &a->lease)) {
+			*status = NT_STATUS_ACCESS_DENIED;
+			return true;
+		}
+		a->durable_granted = open->durable != NULL;
+		return create_replay_answer(mem_ctx, a, open, rsp, out,
+					    status);
+	}
 	level = a->r.requested_oplock_level;
 	if (level == SMB2_OPLOCK_LEVEL_LEASE || level > open->oplock_level) {
 		level = open->oplock_level;
@@ -637,13 +669,7 @@ static bool create_replay(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	a->replay_oplock = level;
 	a->durable_granted = level == SMB2_OPLOCK_LEVEL_BATCH &&
 			     open->durable != NULL;
-	res.action = open->replay->create_action;
-	*status = vfs_fstat(open->fh, &res.st);
-	if (NT_STATUS_IS_OK(*status)) {
-		*status = create_response(mem_ctx, a, open, &res, rsp);
-	}
-	*out = NT_STATUS_IS_OK(*status) ? open : NULL;
-	return true;
+	return create_replay_answer(mem_ctx, a, open, rsp, out, status);
 }
 
 /*
