@@ -57,7 +57,7 @@ GLOBALS = {"map to guest": "Never"}
 # smbtorture picks a random seed per run; a fixed one makes the data and
 # names of rw1/rw2 and friends the same against both servers and each run
 SEED = 4445
-GATE_BUDGET = 720.0      # seconds for the whole `make test` step (~520 used)
+GATE_BUDGET = 900.0      # seconds for the whole `make test` step (~520 used)
 COMPARE_BUDGET = 1800.0  # seconds per server for `make compat`
 KILL_WAIT = 10.0         # seconds to reap smbtorture after SIGKILL
 PASS, FAIL, SKIP = "pass", "fail", "skip"
