@@ -137,7 +137,9 @@ static bool break_in_progress(const struct smbd_file *f)
 	const struct smbd_open *o = NULL;
 
 	for (o = f->opens; o != NULL; o = o->file_next) {
-		if (o->oplock_break != NULL) {
+		/* an oplock break, or a lease break not yet acknowledged */
+		if (o->oplock_break != NULL ||
+		    (o->lease != NULL && o->lease->breaking)) {
 			return true;
 		}
 	}
