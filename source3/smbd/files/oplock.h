@@ -1,7 +1,7 @@
 /*
  * SMB2 oplocks (MS-SMB2 3.3.5.9 OplockLevel, 3.3.4.6, 3.3.5.22.1; MS-FSA
  * 2.1.5.17 and 2.1.4.12, reduced to the SMB2 levels NONE, II, EXCLUSIVE
- * and BATCH).  Leases are not granted.
+ * and BATCH).  Leases are lease.c's; both wait here for breaks.
  *
  * The level an open holds lives on the open (smbd_open.oplock_level); a
  * break that waits for its acknowledgment on the open too
