@@ -17,6 +17,18 @@ void rpc_pull_server_name(struct ndr_pull *in)
 	}
 }
 
+bool rpc_pull_name_level(struct rpc_call *call, uint32_t *level)
+{
+	rpc_pull_server_name(&call->in);
+	*level = ndr_pull_u32(&call->in);
+	return !call->in.bad;
+}
+
+bool rpc_info_level_known(uint32_t level)
+{
+	return level == 100 || level == 101 || level == 102;
+}
+
 void rpc_push_ptr(struct ndr_push *w, const char *s)
 {
 	ndr_push_unique_ptr(w, s != NULL);

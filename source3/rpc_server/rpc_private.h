@@ -53,6 +53,14 @@ extern const struct rpc_iface rpc_iface_wkssvc;
  */
 void rpc_pull_server_name(struct ndr_pull *in);
 
+/*
+ * ServerName and Level, the arguments of NetrServerGetInfo and
+ * NetrWkstaGetInfo; false when the stub does not decode.
+ */
+bool rpc_pull_name_level(struct rpc_call *call, uint32_t *level);
+/* Their levels: 100, 101, 102. */
+bool rpc_info_level_known(uint32_t level);
+
 /* A unique pointer to s (NULL: a null pointer); the string comes later. */
 void rpc_push_ptr(struct ndr_push *w, const char *s);
 /* The deferred [string] wchar_t of a non-NULL s (UTF-8). */

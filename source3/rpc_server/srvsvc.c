@@ -371,12 +371,10 @@ static uint32_t op_server_get_info(struct rpc_call *call)
 	uint32_t level = 0;
 	bool known = false;
 
-	rpc_pull_server_name(&call->in);
-	level = ndr_pull_u32(&call->in);
-	if (call->in.bad) {
+	if (!rpc_pull_name_level(call, &level)) {
 		return DCERPC_FAULT_BAD_STUB_DATA;
 	}
-	known = level == 100 || level == 101 || level == 102;
+	known = rpc_info_level_known(level);
 	ndr_push_u32(&call->out, level);
 	if (known) {
 		ndr_push_unique_ptr(&call->out, true);

@@ -55,12 +55,10 @@ static uint32_t op_wksta_get_info(struct rpc_call *call)
 	uint32_t werr = RPC_WERR_OK;
 	bool known = false;
 
-	rpc_pull_server_name(&call->in);
-	level = ndr_pull_u32(&call->in);
-	if (call->in.bad) {
+	if (!rpc_pull_name_level(call, &level)) {
 		return DCERPC_FAULT_BAD_STUB_DATA;
 	}
-	known = level == 100 || level == 101 || level == 102;
+	known = rpc_info_level_known(level);
 	werr = known ? wksta_level_allowed(level, call->client) :
 		RPC_WERR_INVALID_LEVEL;
 	ndr_push_u32(&call->out, level);
