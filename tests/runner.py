@@ -126,6 +126,20 @@ def step_integration(t):
     tally_pytest(t, 'integration (normal build, memory)', code, out)
 
 
+def step_tsan(t):
+    """make tsan: the unit tests and the integration suite against the
+    ThreadSanitizer build (build-tsan/); a TSan report in a server log
+    fails the test that ran it (conftest.py SANITIZER_MARKERS)."""
+    step_unit(t, 'build-tsan', 'unit-tsan')
+    env = dict(os.environ)
+    env.setdefault('RINGSMB_SMBD', os.path.join(
+        TOP, 'build-tsan', 'source3', 'smbd', 'smbd'))
+    env.setdefault('TSAN_OPTIONS', 'halt_on_error=0')
+    code, out = run([PY, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                     'tests/integration'], env=env, timeout=3000)
+    tally_pytest(t, 'integration (tsan)', code, out)
+
+
 def step_torture(t):
     env = dict(os.environ)
     env.setdefault('RINGSMB_SMBD', os.path.join(
@@ -164,7 +178,7 @@ def tally_pytest(t, label, code, out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--only', choices=['unit', 'unit-asan', 'fuzz',
-                                       'integration', 'torture'],
+                                       'integration', 'torture', 'tsan'],
                     action='append')
     args = ap.parse_args()
     steps = args.only or ['unit', 'unit-asan', 'fuzz', 'integration',
@@ -183,6 +197,8 @@ def main():
             step_integration(t)
         elif s == 'torture':
             step_torture(t)
+        elif s == 'tsan':
+            step_tsan(t)
     print('==== summary (%.0f s) ====' % (time.time() - start))
     for f in t.failures:
         print('FAILED ' + f)

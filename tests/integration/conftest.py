@@ -34,7 +34,7 @@ SMBCLIENT = os.environ.get("RINGSMB_SMBCLIENT", "smbclient")
 START_TIMEOUT = 20.0     # seconds until the port must accept connections
 STOP_TIMEOUT = 15.0      # seconds between SIGTERM and SIGKILL
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:",
-                     "LeakSanitizer")
+                     "LeakSanitizer", "WARNING: ThreadSanitizer")
 
 # Variants of the server configuration.  "default" runs everywhere; the
 # other two only mean something for ringsmb (Samba can run vfs_io_uring,
