@@ -128,8 +128,8 @@ static void test_access__store_dos_attributes(void **state)
 
 	assert_int_equal(l.ret, 0);
 	assert_non_null(find_diag(l.diags, LP_DIAG_WARNING,
-				  "t.conf:5: parameter \"store dos attributes\" "
-				  "is not supported: ignored"));
+				  "t.conf:5: parameter \"store dos "
+				  "attributes\" is not supported: ignored"));
 	assert_int_equal(count_diags(l.diags), 1);
 	unload(&l);
 }
