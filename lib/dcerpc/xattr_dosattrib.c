@@ -12,6 +12,7 @@
 #include "lib/dcerpc/dcerpc.h"
 #include "lib/dcerpc/xattr_dosattrib.h"
 #include "lib/smb2/cursor.h"
+#include "lib/util/hexdigit.h"
 
 /* "0x" + 8 hex digits */
 #define DA_HEX_MAX	10
@@ -22,20 +23,6 @@ static uint64_t pull_udlong(struct ndr_pull *c)
 	uint64_t lo = ndr_pull_u32(c);
 
 	return lo | (uint64_t)ndr_pull_u32(c) << 32;
-}
-
-static int hex_digit(uint8_t ch)
-{
-	if (ch >= '0' && ch <= '9') {
-		return ch - '0';
-	}
-	if (ch >= 'a' && ch <= 'f') {
-		return ch - 'a' + 10;
-	}
-	if (ch >= 'A' && ch <= 'F') {
-		return ch - 'A' + 10;
-	}
-	return -1;
 }
 
 /*
@@ -54,7 +41,7 @@ static bool parse_hex(const uint8_t *s, size_t n, uint32_t *out)
 		i = 2;
 		digits = true;
 	}
-	for (; i < n && (d = hex_digit(s[i])) >= 0; i++) {
+	for (; i < n && (d = hex_digit_value(s[i])) >= 0; i++) {
 		v = v > (UINT64_MAX >> 4) ? UINT64_MAX : v << 4 | (uint64_t)d;
 		digits = true;
 	}
