@@ -93,9 +93,10 @@ NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm)
 
 /*
  * As Samba's set_ea_dos_attribute: version 5, both fields valid, the
- * creation time the file reports now when none was set.
+ * creation time st gives when none was set.
  */
-NTSTATUS smbd_dosmode_store(struct vfs_fh *fh, const struct smbd_dosmode *dm)
+static NTSTATUS dm_store_st(struct vfs_fh *fh, const struct statx *st,
+			    const struct smbd_dosmode *dm)
 {
 	struct xattr_dosattrib x = {
 		.version = 5,
@@ -105,13 +106,8 @@ NTSTATUS smbd_dosmode_store(struct vfs_fh *fh, const struct smbd_dosmode *dm)
 	};
 	uint8_t b[XATTR_DOSATTRIB_V5_SIZE];
 	struct smb2_file_meta m;
-	struct statx st;
-	NTSTATUS status = vfs_fstat(fh, &st);
 
-	if (!NT_STATUS_IS_OK(status)) {
-		return status;
-	}
-	smbd_meta_from_statx(&st, "", &m);
+	smbd_meta_from_statx(st, "", &m);
 	if (m.is_dir) {
 		x.attrib |= SMB2_FILE_ATTRIBUTE_DIRECTORY;
 	}
@@ -122,6 +118,25 @@ NTSTATUS smbd_dosmode_store(struct vfs_fh *fh, const struct smbd_dosmode *dm)
 		return NT_STATUS_INTERNAL_ERROR;
 	}
 	return vfs_fsetxattr(fh, SMBD_DOSATTRIB_XATTR, b, sizeof(b), 0);
+}
+
+NTSTATUS smbd_dosmode_store(struct vfs_fh *fh, const struct smbd_dosmode *dm)
+{
+	struct statx st;
+	NTSTATUS status = vfs_fstat(fh, &st);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return dm_store_st(fh, &st, dm);
+}
+
+NTSTATUS smbd_dosmode_store_new(struct vfs_fh *fh, const struct statx *st,
+				uint32_t attrs)
+{
+	struct smbd_dosmode dm = { .attrs = attrs };
+
+	return dm_store_st(fh, st, &dm);
 }
 
 /* What is stored, or else what statx derives (creation time not kept). */

@@ -56,6 +56,13 @@ NTSTATUS smbd_dosmode_current(struct vfs_fh *fh, const char *base,
  */
 NTSTATUS smbd_dosmode_set(struct vfs_fh *fh, uint32_t attrs);
 
+/*
+ * For CREATE of a new file or directory, st its statx: stores attrs and
+ * the birth time, with no read first (there is nothing to keep).
+ */
+NTSTATUS smbd_dosmode_store_new(struct vfs_fh *fh, const struct statx *st,
+				uint32_t attrs);
+
 /* Puts stored values over statx-derived metadata. */
 void smbd_dosmode_apply(const struct smbd_dosmode *dm,
 			struct smb2_file_meta *m);
