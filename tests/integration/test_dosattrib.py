@@ -6,7 +6,7 @@ Each test works in its own directory of one share; it writes through one
 server (smbprotocol, SMB 3.1.1, guest), stops it, starts the other on the
 same path and reads back: FileBasicInformation (CreationTime,
 FileAttributes), the directory listing, and the xattr bytes themselves.
-Both servers run whatever RINGSMB_TARGET says: Debian's Samba smbd 4.17
+Both servers run, whatever RINGSMB_TARGET says: Debian's Samba smbd 4.17
 ($RINGSMB_SAMBA_SMBD) and ringsmb ($RINGSMB_SMBD).
 """
 import os
@@ -83,14 +83,6 @@ class Tree:
         self.share = self.base / "share"
 
 
-def writable(cls):
-    class Writable(cls):
-        def share_section(self, vfs=None):
-            return super().share_section(vfs).replace("read only = yes",
-                                                      "read only = no")
-    return Writable
-
-
 @pytest.fixture(scope="module")
 def tree():
     if not ringsmb_binary().exists():
@@ -115,10 +107,12 @@ def tdir(tree, request):
 
 
 class Client:
-    """One server, started on the tree, and a guest tree connect."""
+    """One server, started on the tree (served writable as [w]), and a
+    guest tree connect."""
 
     def __init__(self, cls, tree):
-        self.srv = writable(cls)(tree).start()
+        self.srv = cls(tree, shares=[{"name": "w", "path": tree.share,
+                                      "read_only": False}]).start()
         self.conn = Connection(uuid.uuid4(), self.srv.host, self.srv.port,
                                require_signing=False)
         self.conn.connect(Dialects.SMB_3_1_1, timeout=TIMEOUT)
@@ -126,7 +120,7 @@ class Client:
                                require_encryption=False,
                                auth_protocol="ntlm")
         self.session.connect()
-        self.tc = TreeConnect(self.session, r"\\%s\share" % self.srv.host)
+        self.tc = TreeConnect(self.session, r"\\%s\w" % self.srv.host)
         self.tc.connect(require_secure_negotiate=False)
 
     def close(self):
