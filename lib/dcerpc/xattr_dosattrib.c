@@ -2,7 +2,7 @@
  * Samba's user.DOSATTRIB value: xattr_DOSATTRIB (librpc/idl/xattr.idl),
  * layout in xattr_dosattrib.h and docs/vfs.md.  Written from the IDL's
  * NDR rules and checked against bytes Samba 4.17 wrote
- * (tests/unit/test_dosattrib.c).
+ * (tests/unit/test_dcerpc_xattr.c).
  *
  * NDR as Samba's library applies it here: a u16 aligns to 2, a struct of
  * u32 and udlong (NTTIME, sizes) to 4, the union's switch is written as
