@@ -233,6 +233,10 @@ static const struct lp_refused lp_refused[] = {
 	  "empty passwords are always refused" },
 	{ "encrypt passwords", NULL, WHERE_GLOBAL, v_false, LP_DIAG_WARNING,
 	  "plain-text passwords are always refused" },
+	/* Samba's default, which ringsmb always does (docs/vfs.md); "no"
+	 * would map attributes to mode bits instead */
+	{ "store dos attributes", NULL, WHERE_ANY, v_false, LP_DIAG_WARNING,
+	  "DOS attributes are always stored in user.DOSATTRIB" },
 	/* Samba's max connections is per share; ringsmb's is global */
 	{ "max connections", NULL, WHERE_SHARE, v_not_zero, LP_DIAG_ERROR,
 	  "ringsmb limits connections only server-wide ([global])" },
