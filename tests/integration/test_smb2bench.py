@@ -103,6 +103,13 @@ def run_write_read(srv, wdir, creds=("-N",), extra=(), name="seq.bin"):
         set(pct)
     assert 0 < pct["50.000000"] <= pct["99.000000"] <= rd["clat_ns"]["max"]
     assert job["usr_cpu"] >= 0 and job["sys_cpu"] >= 0
+    # unchecked reads: payloads dropped in the kernel, or copied
+    for copy in ((), ("--read-copy",)):
+        job = one_job(bench(srv, "--rw=read", "--bs=1m", "--iodepth=4",
+                            "--filename=" + name, *(extra + copy),
+                            creds=creds))
+        assert job["read"]["io_bytes"] == size
+        assert job["read"]["total_ios"] == 8
 
 
 @pytest.fixture(scope="module")

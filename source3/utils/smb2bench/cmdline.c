@@ -11,7 +11,8 @@
 
 /* Long options that take no value (a following argument is not theirs). */
 static const char *const flags[] = {
-	"time_based", "signing", "encrypt", "help", "no-pass", NULL,
+	"time_based", "signing", "encrypt", "help", "no-pass", "read-copy",
+	NULL,
 };
 
 static const struct {
@@ -54,6 +55,9 @@ void bench_usage(FILE *f)
 "  --verify=pattern         write a known pattern, check every read\n"
 "  --output-format normal|json   --eta auto|always|never\n"
 "  --server-pid PID         also report the server's CPU per GiB\n"
+"  --read-copy              copy every READ payload to user memory (by\n"
+"                           default unchecked payloads of 64 KiB or more\n"
+"                           are dropped in the kernel: MSG_TRUNC)\n"
 "Not in this version: --channels (multichannel), metadata modes.\n");
 }
 
@@ -178,6 +182,10 @@ static int set_global(TALLOC_CTX *mem_ctx, struct bench_opts *o,
 	}
 	if (strcmp(key, "signing") == 0) {
 		o->smb.signing = true;
+		return 1;
+	}
+	if (strcmp(key, "read-copy") == 0) {
+		o->smb.read_copy = true;
 		return 1;
 	}
 	if (strcmp(key, "encrypt") == 0) {

@@ -79,6 +79,11 @@ struct engine {
 	uint8_t *rbuf;
 	size_t rcap, rlen;
 	bool receiving;
+	/* discard mode: the rest of a READ payload dropped in the kernel */
+	bool discard;
+	size_t skip;
+	struct slot *skip_slot;
+	uint32_t skip_len;
 	bool have_ring;
 	char *err;
 };
@@ -304,6 +309,14 @@ static void account(struct engine *e, struct slot *s, uint32_t bytes)
 	atomic_fetch_add_explicit(&job->live_ios, 1, memory_order_relaxed);
 }
 
+static void finish(struct engine *e, struct slot *s, uint32_t bytes)
+{
+	account(e, s, bytes);
+	s->busy = false;
+	e->inflight--;
+	e->inflight_cost -= s->cost;
+}
+
 static void check_read(struct engine *e, struct slot *s, struct smb2_blob d)
 {
 	int64_t bad;
@@ -354,10 +367,7 @@ static void complete(struct engine *e, struct slot *s,
 	} else if (!s->write) {
 		check_read(e, s, data);
 	}
-	account(e, s, s->write ? count : (uint32_t)data.len);
-	s->busy = false;
-	e->inflight--;
-	e->inflight_cost -= s->cost;
+	finish(e, s, s->write ? count : (uint32_t)data.len);
 }
 
 static void frame(struct engine *e, uint8_t *buf, size_t len)
@@ -400,6 +410,57 @@ static void frame(struct engine *e, uint8_t *buf, size_t len)
 	complete(e, s, &pdu, is_error);
 }
 
+/*
+ * Discard mode (docs/bench.md): a READ payload nobody looks at (no
+ * --verify, no signature or encryption to check) is taken from the
+ * socket with MSG_TRUNC, so TCP drops it without copying it to us: that
+ * copy is most of a client's CPU.  The header and body are checked as
+ * usual and the payload must follow them exactly.  Called for the
+ * incomplete frame at pos, which is the last thing in rbuf.
+ */
+#define READ_HEAD (SMB2_HDR_SIZE + (SMB2_READ_RSP_SIZE & ~1))
+
+static bool discard_start(struct engine *e, size_t pos, uint32_t flen)
+{
+	const uint8_t *m = e->rbuf + pos + NBT_HDR;
+	size_t have = e->rlen - pos - NBT_HDR;
+	struct slot *s = NULL;
+	struct smb2_hdr h;
+
+	if (!e->discard || have < READ_HEAD ||
+	    !NT_STATUS_IS_OK(smb2_hdr_pull(m, have, &h)) ||
+	    h.command != SMB2_OP_READ || h.status != 0 ||
+	    pull_le16(m + SMB2_HDR_SIZE) != SMB2_READ_RSP_SIZE ||
+	    m[SMB2_HDR_SIZE + 2] != SMB2_READ_RSP_DATA_OFFSET ||
+	    (uint64_t)READ_HEAD + pull_le32(m + SMB2_HDR_SIZE + 4) != flen) {
+		return false;
+	}
+	s = slot_of(e, h.message_id);
+	if (s == NULL || s->write) {
+		return false;
+	}
+	e->c->credits += h.credit;
+	e->skip = flen - have;
+	e->skip_slot = s;
+	e->skip_len = flen - READ_HEAD;
+	e->rlen = pos;		/* the frame leaves the buffer */
+	return true;
+}
+
+static void discard_done(struct engine *e, size_t n)
+{
+	e->skip -= n < e->skip ? n : e->skip;
+	if (e->skip > 0) {
+		return;
+	}
+	if (e->skip_len != e->skip_slot->len) {
+		check_read(e, e->skip_slot, (struct smb2_blob){ NULL,
+								e->skip_len });
+	}
+	finish(e, e->skip_slot, e->skip_len);
+	e->skip_slot = NULL;
+}
+
 /* Frames in rbuf; the partial one at the end moves to the front. */
 static void frames(struct engine *e)
 {
@@ -415,6 +476,7 @@ static void frames(struct engine *e)
 			return;
 		}
 		if (e->rlen - pos - NBT_HDR < flen) {
+			discard_start(e, pos, flen);
 			break;
 		}
 		frame(e, e->rbuf + pos + NBT_HDR, flen);
@@ -424,18 +486,34 @@ static void frames(struct engine *e)
 	e->rlen -= pos;
 }
 
+static void recv_prep(struct engine *e, uint8_t *buf, size_t len, int flags)
+{
+	struct io_uring_sqe *sqe = sqe_get(e);
+
+	io_uring_prep_recv(sqe, e->c->fd, buf, len, flags);
+	io_uring_sqe_set_data64(sqe, UD_RECV);
+	e->receiving = true;
+}
+
 static void recv_kick(struct engine *e)
 {
-	struct io_uring_sqe *sqe = NULL;
 	size_t want = e->rcap - e->rlen;
 
 	if (e->receiving || e->inflight == 0) {
 		return;
 	}
+	if (e->skip > 0) {
+		recv_prep(e, e->rbuf, e->skip < e->rcap ? e->skip : e->rcap,
+			  MSG_TRUNC);
+		return;
+	}
 	if (want > RECV_WINDOW) {
 		want = RECV_WINDOW;
 	}
-	if (e->rlen >= NBT_HDR) {
+	if (e->discard && e->rlen < NBT_HDR + READ_HEAD) {
+		/* just the next header: its payload may be one to drop */
+		want = NBT_HDR + READ_HEAD - e->rlen;
+	} else if (e->rlen >= NBT_HDR) {
 		/* rcap holds the largest frame plus the window: this fits */
 		size_t whole = NBT_HDR + pull_be32(e->rbuf);
 
@@ -443,10 +521,7 @@ static void recv_kick(struct engine *e)
 			want = whole - e->rlen + PEEK;
 		}
 	}
-	sqe = sqe_get(e);
-	io_uring_prep_recv(sqe, e->c->fd, e->rbuf + e->rlen, want, 0);
-	io_uring_sqe_set_data64(sqe, UD_RECV);
-	e->receiving = true;
+	recv_prep(e, e->rbuf + e->rlen, want, 0);
 }
 
 static void recv_done(struct engine *e, int res)
@@ -460,6 +535,10 @@ static void recv_done(struct engine *e, int res)
 					"the server closed the connection" :
 					strerror(-res)));
 		e->inflight = 0;	/* nothing more will come */
+		return;
+	}
+	if (e->skip > 0) {
+		discard_done(e, (size_t)res);
 		return;
 	}
 	e->rlen += (size_t)res;
@@ -687,6 +766,8 @@ static void measure(struct engine *e, uint64_t size)
 
 	workload_init(&e->w, o, size, false);
 	e->measuring = true;
+	e->discard = !e->job->smb->read_copy && !o->verify &&
+		     !e->c->sign && e->c->cipher == 0 && o->bs >= BIG_FRAME;
 	getrusage(RUSAGE_THREAD, &r0);
 	t0 = now_ns();
 	e->t_end = o->runtime > 0 ? t0 + (uint64_t)(o->runtime * 1e9) : 0;

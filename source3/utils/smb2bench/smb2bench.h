@@ -66,6 +66,7 @@ struct smb_opts {
 	bool signing;		/* --signing: sign even if not required */
 	uint16_t cipher;	/* --encrypt[=cipher]; 0 = off */
 	uint16_t max_dialect;	/* -m; 0x0311 by default */
+	bool read_copy;		/* --read-copy: no MSG_TRUNC discard */
 };
 
 struct bench_opts {
