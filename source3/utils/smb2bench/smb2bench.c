@@ -176,13 +176,14 @@ static void run_jobs(struct run *r, const struct bench_opts *o,
 	cpu0 = self_cpu();
 	srv0 = o->server_pid > 0 ? proc_cpu(o->server_pid) : -1;
 	t0 = now_s();
-	while (!all_finished(r)) {
-		usleep(200000);
-		if (show && now_s() - t0 >= 1.0) {
-			progress(r, t0, last, cur);
-			memcpy(last, cur, sizeof(last));
-			usleep(800000);
+	while (show && !all_finished(r)) {
+		double next = now_s() + 1.0;
+
+		while (!all_finished(r) && now_s() < next) {
+			usleep(20000);
 		}
+		progress(r, t0, last, cur);
+		memcpy(last, cur, sizeof(last));
 	}
 	for (i = 0; i < r->n; i++) {
 		pthread_join(tids[i], NULL);
