@@ -118,8 +118,9 @@ static double proc_cpu(long pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static void progress(const struct run *r, double t0, const uint64_t *last,
-		     uint64_t *now_bytes)
+/* MiB/s since the last call, dt seconds ago. */
+static void progress(const struct run *r, double t0, double dt,
+		     const uint64_t *last, uint64_t *now_bytes)
 {
 	uint64_t b[DIR_COUNT] = { 0, 0 }, ios = 0;
 	double rate[DIR_COUNT];
@@ -133,7 +134,7 @@ static void progress(const struct run *r, double t0, const uint64_t *last,
 		ios += atomic_load(&r->jobs[i].live_ios);
 	}
 	for (d = 0; d < DIR_COUNT; d++) {
-		rate[d] = (double)(b[d] - last[d]) / 1048576.0;
+		rate[d] = (double)(b[d] - last[d]) / 1048576.0 / dt;
 		now_bytes[d] = b[d];
 	}
 	fprintf(stderr, "\rJobs: %zu [r=%.1fMiB/s w=%.1fMiB/s][%llu IOs]"
@@ -177,12 +178,12 @@ static void run_jobs(struct run *r, const struct bench_opts *o,
 	srv0 = o->server_pid > 0 ? proc_cpu(o->server_pid) : -1;
 	t0 = now_s();
 	while (show && !all_finished(r)) {
-		double next = now_s() + 1.0;
+		double prev = now_s();
 
-		while (!all_finished(r) && now_s() < next) {
+		while (!all_finished(r) && now_s() < prev + 1.0) {
 			usleep(20000);
 		}
-		progress(r, t0, last, cur);
+		progress(r, t0, now_s() - prev, last, cur);
 		memcpy(last, cur, sizeof(last));
 	}
 	for (i = 0; i < r->n; i++) {
