@@ -24,6 +24,7 @@ static void on_signal(int sig)
 struct run {
 	struct job *jobs;
 	size_t n;
+	uint64_t last_ios;	/* for the progress line */
 	pthread_barrier_t start;
 };
 
@@ -118,12 +119,41 @@ static double proc_cpu(long pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/*
+ * Seconds left: the longest --runtime if every job has one, else the
+ * bytes still to move at the current rate; -1 if unknown.
+ */
+static double eta(const struct run *r, double elapsed, uint64_t done,
+		  double rate)
+{
+	double runtime = 0;
+	uint64_t want = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct job_opts *o = r->jobs[i].o;
+
+		runtime = o->runtime > runtime ? o->runtime : runtime;
+		want += o->time_based ? 0 : o->size;
+		if (o->runtime <= 0 && (o->time_based || o->size == 0)) {
+			return -1;
+		}
+	}
+	if (runtime > 0) {
+		return runtime > elapsed ? runtime - elapsed : 0;
+	}
+	if (want <= done) {
+		return 0;
+	}
+	return rate > 0 ? (double)(want - done) / rate : -1;
+}
+
 /* MiB/s since the last call, dt seconds ago. */
-static void progress(const struct run *r, double t0, double dt,
+static void progress(struct run *r, double t0, double dt,
 		     const uint64_t *last, uint64_t *now_bytes)
 {
 	uint64_t b[DIR_COUNT] = { 0, 0 }, ios = 0;
-	double rate[DIR_COUNT];
+	double rate[DIR_COUNT], left;
 	size_t i;
 	int d;
 
@@ -137,10 +167,15 @@ static void progress(const struct run *r, double t0, double dt,
 		rate[d] = (double)(b[d] - last[d]) / 1048576.0 / dt;
 		now_bytes[d] = b[d];
 	}
-	fprintf(stderr, "\rJobs: %zu [r=%.1fMiB/s w=%.1fMiB/s][%llu IOs]"
-		"[%.0fs elapsed]   ", r->n, rate[DIR_READ], rate[DIR_WRITE],
-		(unsigned long long)ios, now_s() - t0);
+	left = eta(r, now_s() - t0, b[0] + b[1],
+		   (rate[0] + rate[1]) * 1048576.0);
+	fprintf(stderr, "\rJobs: %zu [r=%.1fMiB/s w=%.1fMiB/s][r+w=%.0f "
+		"IOPS][%.0fs elapsed, eta %s]   ", r->n, rate[DIR_READ],
+		rate[DIR_WRITE], (double)(ios - r->last_ios) / dt,
+		now_s() - t0, left < 0 ? "?" :
+		talloc_asprintf(r->jobs, "%.0fs", left));
 	fflush(stderr);
+	r->last_ios = ios;
 }
 
 static bool all_finished(const struct run *r)
