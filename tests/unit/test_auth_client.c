@@ -13,21 +13,6 @@
 static void test_auth_client__msnlmp_vectors(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
-	static const uint8_t proof_want[16] = {
-		0x68, 0xcd, 0x0a, 0xb8, 0x51, 0xe5, 0x1c, 0x96,
-		0xaa, 0xbc, 0x92, 0x7b, 0xeb, 0xef, 0x6a, 0x1c };
-	static const uint8_t base_want[16] = {
-		0x8d, 0xe4, 0x0c, 0xca, 0xdb, 0xc1, 0x4a, 0x82,
-		0xf1, 0x5c, 0xb0, 0xad, 0x0d, 0xe9, 0x5c, 0xa3 };
-	static const uint8_t enc_want[16] = {
-		0xc5, 0xda, 0xd2, 0x54, 0x4f, 0xc9, 0x79, 0x90,
-		0x94, 0xce, 0x1c, 0xe9, 0x0b, 0xc9, 0xd0, 0x3e };
-	static const uint8_t chal[8] = {
-		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
-	static const uint8_t av[] = {
-		0x02, 0x00, 0x0c, 0x00, 'D', 0, 'o', 0, 'm', 0, 'a', 0, 'i', 0,
-		'n', 0, 0x01, 0x00, 0x0c, 0x00, 'S', 0, 'e', 0, 'r', 0, 'v', 0,
-		'e', 0, 'r', 0, 0x00, 0x00, 0x00, 0x00 };
 	uint8_t cchal[8], hash[16], owf[16], base[16], enc[16], rnd[16];
 	uint8_t *nt = NULL;
 	size_t nt_len = 0;
@@ -36,18 +21,22 @@ static void test_auth_client__msnlmp_vectors(void **state)
 	assert_status(auth_nt_hash("Password", hash), NT_STATUS_OK);
 	assert_status(ntowfv2(hash, u16(tmp, "User"), u16(tmp, "Domain"),
 			      owf), NT_STATUS_OK);
-	assert_status(ntlmv2_client_response(tmp, owf, chal, cchal, 0,
-					     (struct auth_slice){ av,
-								  sizeof(av) },
+	assert_memory_equal(hash, msnlmp_nt_hash, 16);
+	assert_memory_equal(owf, msnlmp_owf, 16);
+	assert_status(ntlmv2_client_response(tmp, owf, msnlmp_challenge, cchal,
+					     0, (struct auth_slice){
+						     msnlmp_av,
+						     sizeof(msnlmp_av) },
 					     &nt, &nt_len, base),
 		      NT_STATUS_OK);
-	assert_int_equal(nt_len, 16 + NTLMV2_CLIENT_HDR_LEN + sizeof(av) + 4);
-	assert_memory_equal(nt, proof_want, 16);
-	assert_memory_equal(base, base_want, 16);
+	assert_int_equal(nt_len,
+			 16 + NTLMV2_CLIENT_HDR_LEN + sizeof(msnlmp_av) + 4);
+	assert_memory_equal(nt, msnlmp_proof, 16);
+	assert_memory_equal(base, msnlmp_base_key, 16);
 	assert_true(ntlmv2_response_valid((struct auth_slice){ nt, nt_len }));
 	memset(rnd, 0x55, sizeof(rnd));
 	assert_status(ntlm_rc4(base, rnd, enc), NT_STATUS_OK);
-	assert_memory_equal(enc, enc_want, 16);
+	assert_memory_equal(enc, msnlmp_enc_key, 16);
 	talloc_free(tmp);
 }
 
