@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-import accounts
+import accounts as accounts_mod
 from conftest import (REPO, SAMBA_SMBD, SMBCLIENT, TARGET, SambaServer,
                       finish_server, make_scratch_dir, make_server,
-                      ringsmb_binary, sha256_file, tool_binary)
+                      ringsmb_binary, sha256_file)
 
 MIB = 1 << 20
 SEED = 0x5eed           # smb2bench's default --randseed
 M64 = (1 << 64) - 1
-USER, PASSWORD = accounts.name("alice"), "Bench-pw-14"
+USER, PASSWORD = accounts_mod.name("alice"), "Bench-pw-14"
 
 
 def smb2bench_binary():
@@ -212,27 +212,30 @@ def test_missing_file_without_size_fails_cleanly(bserver):
 
 # ------------------------------------------------------------ with a user
 
-@pytest.fixture(scope="module")
-def user_server(share_tree, accounts):
-    if TARGET != "ringsmb":
-        pytest.skip("accounts are ringsmb's smbpasswd")
+@pytest.fixture(scope="module", params=("ringsmb", "samba"))
+def user_server(request, share_tree, accounts):
+    """A server that requires signing, with one user: ringsmb (when it is
+    the target) and Debian's Samba (when installed)."""
     base, d = make_scratch_dir()
-    passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-")) / "smbpasswd"
-    srv = make_server(share_tree, "default", {
-        "smb passwd file": str(passwd),
-        "server signing": "mandatory",
-    }, shares=[{"name": "bench", "path": d, "read_only": False}])
-    p = subprocess.run([str(tool_binary("smbpasswd")), "-c", str(srv.conf),
-                        "-s", "-a", USER],
-                       input=("%s\n%s\n" % (PASSWORD, PASSWORD)).encode(),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=30)
-    assert p.returncode == 0, p.stdout
+    shares = [{"name": "bench", "path": d, "read_only": False}]
+    passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-"))
+    if request.param == "ringsmb":
+        if TARGET != "ringsmb":
+            pytest.skip("the target is Samba")
+        srv = make_server(share_tree, "default", {
+            "smb passwd file": str(passwd / "smbpasswd"),
+            "server signing": "mandatory"}, shares=shares)
+    else:
+        if not Path(SAMBA_SMBD).exists():
+            pytest.skip("Debian's Samba smbd is not installed")
+        srv = SambaServer(share_tree, "default",
+                          {"server signing": "mandatory"}, shares).start()
+    accounts_mod.add_smb_user(srv, "alice", PASSWORD)
     srv.wdir = d
     yield srv
     finish_server(srv)
     shutil.rmtree(base, ignore_errors=True)
-    shutil.rmtree(passwd.parent, ignore_errors=True)
+    shutil.rmtree(passwd, ignore_errors=True)
 
 
 @pytest.mark.parametrize("extra", [
@@ -246,7 +249,7 @@ def test_user_write_read_randread(user_server, extra):
                    creds=("-U", "%s%%%s" % (USER, PASSWORD)), extra=extra,
                    name=name)
     st = (user_server.wdir / name).stat()
-    assert st.st_uid == accounts.Account("alice").uid   # as the user
+    assert st.st_uid == accounts_mod.Account("alice").uid   # the user's
 
 
 def test_user_bad_password(user_server):
