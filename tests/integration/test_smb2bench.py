@@ -3,8 +3,8 @@ server: sequential write, read and random read with -N and with a user
 (signed and encrypted), fio's JSON layout, the file's bytes checked by
 sha256 against the --verify=pattern data, and the same bytes as
 smbclient both ways (smbclient gets what smb2bench wrote, smb2bench
-reads what smbclient put).  The guest cases also run against Debian's
-Samba when its smbd is installed."""
+reads what smbclient put).  Debian's Samba, when its smbd is installed,
+runs the guest cases and the user cases too."""
 import hashlib
 import json
 import os
