@@ -115,28 +115,26 @@ NTSTATUS ntlmv2_client_response(TALLOC_CTX *mem_ctx,
 {
 	size_t len = NTLMV2_PROOF_LEN + NTLMV2_CLIENT_HDR_LEN + av.len + 4;
 	uint8_t *r = talloc_zero_array(mem_ctx, uint8_t, len);
-	uint8_t *temp = r + NTLMV2_PROOF_LEN;
+	struct auth_slice parts[2] = { { server_challenge, 8 } };
+	struct auth_slice proof = { r, NTLMV2_PROOF_LEN };
+	uint8_t *temp = NULL;
 	NTSTATUS status;
 
 	if (r == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	/* 2.2.2.7: RespType, HiRespType, Z(6), TimeStamp, ChallengeFromClient,
-	 * Z(4), AvPairs, then the Z(4) MS-NLMP 3.3.2 appends */
+	/*
+	 * temp (2.2.2.7): RespType, HiRespType, Z(6), TimeStamp,
+	 * ChallengeFromClient, Z(4), AvPairs, then the Z(4) 3.3.2 appends
+	 */
+	temp = r + NTLMV2_PROOF_LEN;
 	temp[0] = temp[1] = NTLMV2_RESP_TYPE;
 	push_le64(temp + 8, nttime);
 	memcpy(temp + 16, client_challenge, 8);
 	memcpy(temp + NTLMV2_CLIENT_HDR_LEN, av.data, av.len);
-	{
-		struct auth_slice parts[2] = {
-			{ server_challenge, 8 },
-			{ temp, len - NTLMV2_PROOF_LEN },
-		};
-		status = ntlm_hmac_md5(owf, 16, parts, 2, r);
-	}
+	parts[1] = (struct auth_slice){ temp, len - NTLMV2_PROOF_LEN };
+	status = ntlm_hmac_md5(owf, 16, parts, 2, r);	/* NTProofStr */
 	if (NT_STATUS_IS_OK(status)) {
-		struct auth_slice proof = { r, NTLMV2_PROOF_LEN };
-
 		status = ntlm_hmac_md5(owf, 16, &proof, 1, base_key);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
