@@ -156,6 +156,7 @@ static void send_done(struct engine *e, int res)
 	if (res < 0) {
 		fail(e, talloc_asprintf(e->job->mem, "send: %s", strerror(-res)));
 		e->sending = false;
+		e->inflight = 0;	/* the connection is gone */
 		return;
 	}
 	while (n > 0 && e->smh.msg_iovlen > 0) {
@@ -547,7 +548,8 @@ static void recv_done(struct engine *e, int res)
 
 /* ---- the loop ------------------------------------------------------- */
 
-static void reap(struct engine *e)
+/* Handle every CQE there is; how many there were. */
+static unsigned reap(struct engine *e)
 {
 	struct io_uring_cqe *cqe = NULL;
 	unsigned head, n = 0;
@@ -566,14 +568,18 @@ static void reap(struct engine *e)
 		n++;
 	}
 	io_uring_cq_advance(&e->ring, n);
+	return n;
 }
+
+#define SILENCE_NS (60 * 1000000000ULL)	/* no answer at all: give up */
+#define DRAIN_NS (10 * 1000000000ULL)	/* after a stop or an error */
 
 /* Run until the workload is done and nothing is in flight. */
 static void run_phase(struct engine *e)
 {
 	struct __kernel_timespec tick = { .tv_sec = 1 };
 	struct io_uring_cqe *cqe = NULL;
-	uint64_t give_up = 0;
+	uint64_t give_up = 0, heard = now_ns();
 
 	e->no_more = e->err != NULL;
 	issue(e);
@@ -581,20 +587,26 @@ static void run_phase(struct engine *e)
 	while (e->inflight > 0 || e->sending) {
 		int ret = io_uring_submit_and_wait_timeout(&e->ring, &cqe, 1,
 							   &tick, NULL);
+		uint64_t now;
 
 		if (ret < 0 && ret != -ETIME && ret != -EINTR) {
 			fail(e, talloc_asprintf(e->job->mem, "io_uring: %s",
 						strerror(-ret)));
 			break;
 		}
-		reap(e);
-		if ((*e->stop || e->err != NULL) && give_up == 0) {
-			give_up = now_ns() + 10000000000ULL;
+		now = now_ns();
+		if (reap(e) > 0) {
+			heard = now;
 		}
-		if (give_up != 0 && now_ns() > give_up) {
-			fail(e, talloc_asprintf(e->job->mem, "%u requests still "
-						"unanswered after 10 s",
-						e->inflight));
+		if ((*e->stop || e->err != NULL) && give_up == 0) {
+			give_up = now + DRAIN_NS;
+		}
+		if ((give_up != 0 && now > give_up) ||
+		    now - heard > SILENCE_NS) {
+			fail(e, talloc_asprintf(e->job->mem, "%u requests "
+						"unanswered for %llu s",
+						e->inflight, (unsigned long long)
+						((now - heard) / 1000000000ULL)));
 			break;
 		}
 		issue(e);
@@ -602,27 +614,35 @@ static void run_phase(struct engine *e)
 	}
 }
 
-/* Leave no operation of ours in the kernel before the socket is reused. */
+/*
+ * Leave no operation of ours in the kernel before the socket is used
+ * synchronously or the buffers are freed: cancel what is left and wait
+ * for its CQEs (a bounded wait; io_uring_queue_exit does the rest).
+ */
 static void quiesce(struct engine *e)
 {
-	struct io_uring_sqe *sqe = NULL;
+	static const uint64_t uds[] = { UD_RECV, UD_SEND };
+	struct __kernel_timespec tick = { .tv_sec = 1 };
+	struct io_uring_cqe *cqe = NULL;
+	unsigned i, waits = 0;
 
-	if (e->receiving) {
-		sqe = sqe_get(e);
-		io_uring_prep_cancel64(sqe, UD_RECV, 0);
-		io_uring_sqe_set_data64(sqe, UD_CANCEL);
+	for (i = 0; i < 2; i++) {
+		if ((uds[i] == UD_RECV && e->receiving) ||
+		    (uds[i] == UD_SEND && e->sending)) {
+			struct io_uring_sqe *sqe = sqe_get(e);
+
+			io_uring_prep_cancel64(sqe, uds[i], 0);
+			io_uring_sqe_set_data64(sqe, UD_CANCEL);
+		}
 	}
-	while (e->receiving || e->sending) {
-		struct io_uring_cqe *cqe = NULL;
-
-		if (io_uring_submit_and_wait(&e->ring, 1) < 0) {
-			break;
-		}
-		(void)cqe;
+	/* nothing below may post another operation */
+	e->skip = 0;
+	e->queued = 0;
+	e->no_more = true;
+	while ((e->receiving || e->sending) && waits++ < 5) {
+		io_uring_submit_and_wait_timeout(&e->ring, &cqe, 1, &tick,
+						 NULL);
 		reap(e);
-		if (e->sending && e->err != NULL) {
-			break;
-		}
 	}
 }
 
