@@ -192,6 +192,30 @@ def test_jobfile(bserver, tmp_path):
     assert out["jobs"][1]["read"]["io_bytes"] == 512 * 1024
 
 
+@pytest.mark.parametrize("check", ["--verify=pattern", "--read-copy", ""])
+def test_interim_pending_responses_and_reordering(check):
+    """STATUS_PENDING interim responses carry the credits, the finals
+    arrive in reverse order: every byte still lands (checked, copied, or
+    dropped with MSG_TRUNC)."""
+    from fake_smb2 import FakeServer
+    size = MIB
+    fake = FakeServer(pattern(size))
+    p = subprocess.run([str(smb2bench_binary()), "//127.0.0.1/fake",
+                        "-p", str(fake.port), "-N", "--rw=read",
+                        "--bs=64k", "--iodepth=4", "--filename=f.bin",
+                        "--output-format=json"] + ([check] if check else []),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=60)
+    fake.thread.join(10)
+    assert fake.error is None, fake.error
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    job = one_job(json.loads(p.stdout))
+    assert job["read"]["io_bytes"] == size
+    assert job["read"]["total_ios"] == 16
+    assert fake.interims == 16
+    assert fake.reordered > 0
+
+
 @pytest.mark.parametrize("args,name", [
     (("--channels=2",), "--channels"),
     (("--ioengine=libaio",), "--ioengine"),
