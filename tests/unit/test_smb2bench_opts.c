@@ -123,6 +123,11 @@ static void test_opts__defaults_and_guest(void **state)
 	assert_int_equal(o.jobs[0].bs, 4096);
 	assert_int_equal(o.jobs[0].iodepth, 1);
 	assert_int_equal(o.fmt, FMT_NORMAL);
+	assert_true(PARSE(&o, &err, "//h/s", "-N", "--rw", "rw",
+			  "--rwmixwrite=30", "--blocksize", "8k"));
+	assert_int_equal(o.jobs[0].rw, RW_RW);
+	assert_int_equal(o.jobs[0].rwmixread, 70);
+	assert_int_equal(o.jobs[0].bs, 8192);
 	talloc_free(tmp);
 }
 

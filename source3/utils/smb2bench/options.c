@@ -154,7 +154,17 @@ void job_opts_defaults(struct job_opts *j)
 	};
 }
 
-static bool set_rw(struct job_opts *j, const char *v)
+/* One setter per fio option: false for a value it does not take. */
+typedef bool (*job_set_fn)(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			   const char *v);
+
+static bool set_name(TALLOC_CTX *mem_ctx, struct job_opts *j, const char *v)
+{
+	j->name = talloc_strdup(mem_ctx, v != NULL ? v : "");
+	return v != NULL && v[0] != '\0';
+}
+
+static bool set_rw(TALLOC_CTX *mem_ctx, struct job_opts *j, const char *v)
 {
 	size_t i;
 
@@ -168,85 +178,121 @@ static bool set_rw(struct job_opts *j, const char *v)
 	return false;
 }
 
-static bool set_bs(struct job_opts *j, const char *v)
+static bool set_mixread(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			const char *v)
+{
+	return parse_uint(v, 0, 100, &j->rwmixread);
+}
+
+static bool set_mixwrite(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			 const char *v)
+{
+	unsigned u = 0;
+
+	return parse_uint(v, 0, 100, &u) && (j->rwmixread = 100 - u, true);
+}
+
+static bool set_bs(TALLOC_CTX *mem_ctx, struct job_opts *j, const char *v)
 {
 	/* one size; fio's "4k,8k" read,write pairs are not supported */
 	return bench_parse_size(v, &j->bs) && j->bs >= 1 &&
 	       j->bs <= 8 * 1024 * 1024;
 }
 
+static bool set_iodepth(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			const char *v)
+{
+	return parse_uint(v, 1, 1024, &j->iodepth);
+}
+
+static bool set_numjobs(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			const char *v)
+{
+	return parse_uint(v, 1, 256, &j->numjobs);
+}
+
+static bool set_size(TALLOC_CTX *mem_ctx, struct job_opts *j, const char *v)
+{
+	return bench_parse_size(v, &j->size);
+}
+
+static bool set_runtime(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			const char *v)
+{
+	return bench_parse_time(v, &j->runtime);
+}
+
+static bool set_time_based(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			   const char *v)
+{
+	return parse_bool(v, &j->time_based);
+}
+
+static bool set_filename(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			 const char *v)
+{
+	j->filename = talloc_strdup(mem_ctx, v != NULL ? v : "");
+	/* fio's "a:b" lists several files; one file per job here */
+	return v != NULL && v[0] != '\0' && strchr(v, ':') == NULL;
+}
+
+static bool set_verify(TALLOC_CTX *mem_ctx, struct job_opts *j,
+		       const char *v)
+{
+	bool on = true;
+
+	if (v != NULL && strcmp(v, "pattern") == 0) {
+		j->verify = true;
+		return true;
+	}
+	return parse_bool(v, &on) && !on && (j->verify = false, true);
+}
+
+static bool set_randseed(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			 const char *v)
+{
+	unsigned u = 0;
+
+	return parse_uint(v, 0, UINT32_MAX, &u) && (j->randseed = u, true);
+}
+
+static const struct {
+	const char *name;
+	job_set_fn set;
+	const char *want;	/* for the message about a bad value */
+} job_keys[] = {
+	{ "name", set_name, "a name" },
+	{ "rw", set_rw, "read, write, randread, randwrite, randrw or rw" },
+	{ "readwrite", set_rw, "read, write, randread, randwrite, randrw "
+			       "or rw" },
+	{ "rwmixread", set_mixread, "a percentage, 0 to 100" },
+	{ "rwmixwrite", set_mixwrite, "a percentage, 0 to 100" },
+	{ "bs", set_bs, "one size from 1 to 8m (fio syntax: 4k, 1m)" },
+	{ "blocksize", set_bs, "one size from 1 to 8m (fio syntax: 4k, 1m)" },
+	{ "iodepth", set_iodepth, "a number from 1 to 1024" },
+	{ "numjobs", set_numjobs, "a number from 1 to 256" },
+	{ "size", set_size, "a size (fio syntax: 100m, 1g)" },
+	{ "runtime", set_runtime, "seconds (30, 30s, 500ms, 2m)" },
+	{ "time_based", set_time_based, "nothing, 1 or 0" },
+	{ "filename", set_filename, "one file name in the share" },
+	{ "verify", set_verify, "pattern or 0 (crc32c, md5 ... are not "
+				"supported: --verify=pattern checks every "
+				"byte read)" },
+	{ "randseed", set_randseed, "a number" },
+};
+
 /* 1 set, 0 not a job option, -1 bad value (*why says what is wanted). */
 int job_opts_set(TALLOC_CTX *mem_ctx, struct job_opts *j, const char *key,
 		 const char *v, const char **why)
 {
-	unsigned u = 0;
-	bool b = false;
+	size_t i;
 
 	*why = NULL;
-	if (strcmp(key, "name") == 0) {
-		j->name = talloc_strdup(mem_ctx, v != NULL ? v : "");
-		*why = "a name";
-		return v != NULL && v[0] != '\0' ? 1 : -1;
-	}
-	if (strcmp(key, "rw") == 0 || strcmp(key, "readwrite") == 0) {
-		*why = "read, write, randread, randwrite, randrw or rw";
-		return set_rw(j, v) ? 1 : -1;
-	}
-	if (strcmp(key, "rwmixread") == 0 || strcmp(key, "rwmixwrite") == 0) {
-		*why = "a percentage, 0 to 100";
-		if (!parse_uint(v, 0, 100, &u)) {
-			return -1;
+	for (i = 0; i < sizeof(job_keys) / sizeof(job_keys[0]); i++) {
+		if (strcmp(key, job_keys[i].name) == 0) {
+			*why = job_keys[i].want;
+			return job_keys[i].set(mem_ctx, j, v) ? 1 : -1;
 		}
-		j->rwmixread = key[5] == 'r' ? u : 100 - u;
-		return 1;
-	}
-	if (strcmp(key, "bs") == 0 || strcmp(key, "blocksize") == 0) {
-		*why = "one size from 1 to 8m (fio syntax: 4k, 1m)";
-		return set_bs(j, v) ? 1 : -1;
-	}
-	if (strcmp(key, "iodepth") == 0) {
-		*why = "a number from 1 to 1024";
-		return parse_uint(v, 1, 1024, &j->iodepth) ? 1 : -1;
-	}
-	if (strcmp(key, "numjobs") == 0) {
-		*why = "a number from 1 to 256";
-		return parse_uint(v, 1, 256, &j->numjobs) ? 1 : -1;
-	}
-	if (strcmp(key, "size") == 0) {
-		*why = "a size (fio syntax: 100m, 1g)";
-		return bench_parse_size(v, &j->size) ? 1 : -1;
-	}
-	if (strcmp(key, "runtime") == 0) {
-		*why = "seconds (30, 30s, 500ms, 2m)";
-		return bench_parse_time(v, &j->runtime) ? 1 : -1;
-	}
-	if (strcmp(key, "time_based") == 0) {
-		*why = "nothing, 1 or 0";
-		return parse_bool(v, &j->time_based) ? 1 : -1;
-	}
-	if (strcmp(key, "filename") == 0) {
-		*why = "a file name in the share";
-		j->filename = talloc_strdup(mem_ctx, v != NULL ? v : "");
-		return v != NULL && v[0] != '\0' && strchr(v, ':') == NULL ?
-			       1 : -1;
-	}
-	if (strcmp(key, "verify") == 0) {
-		*why = "pattern or 0 (crc32c, md5 ... are not supported: "
-		       "--verify=pattern checks every byte read)";
-		if (v != NULL && strcmp(v, "pattern") == 0) {
-			j->verify = true;
-			return 1;
-		}
-		if (parse_bool(v, &b) && !b) {
-			j->verify = false;
-			return 1;
-		}
-		return -1;
-	}
-	if (strcmp(key, "randseed") == 0) {
-		*why = "a number";
-		return parse_uint(v, 0, UINT32_MAX, &u) ?
-			       (j->randseed = u, 1) : -1;
 	}
 	return 0;
 }
