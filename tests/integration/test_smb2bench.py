@@ -3,8 +3,8 @@ server: sequential write, read and random read with -N and with a user
 (signed and encrypted), fio's JSON layout, the file's bytes checked by
 sha256 against the --verify=pattern data, and the same bytes as
 smbclient both ways (smbclient gets what smb2bench wrote, smb2bench
-reads what smbclient put).  Debian's Samba, when its smbd is installed,
-runs the guest cases and the user cases too."""
+reads what smbclient put).  Every case that needs a server runs against
+the target and against Debian's Samba when its smbd is installed."""
 import hashlib
 import json
 import os
@@ -112,11 +112,24 @@ def run_write_read(srv, wdir, creds=("-N",), extra=(), name="seq.bin"):
         assert job["read"]["total_ios"] == 8
 
 
-@pytest.fixture(scope="module")
-def bserver(share_tree):
+def start_server(kind, share_tree, extra_global, shares):
+    """ringsmb (or whatever RINGSMB_TARGET says) or Debian's Samba."""
+    if kind == "target":
+        return make_server(share_tree, "default", extra_global, shares)
+    if TARGET == "samba":
+        pytest.skip("the target is Samba already")
+    if not Path(SAMBA_SMBD).exists():
+        pytest.skip("Debian's Samba smbd is not installed")
+    return SambaServer(share_tree, "default", extra_global, shares).start()
+
+
+@pytest.fixture(scope="module", params=("target", "samba"))
+def bserver(request, share_tree):
+    """A guest server with a writable [bench] share: the target and
+    Debian's Samba."""
     base, d = make_scratch_dir()
-    srv = make_server(share_tree, "default", shares=[
-        {"name": "bench", "path": d, "read_only": False}])
+    srv = start_server(request.param, share_tree, None,
+                       [{"name": "bench", "path": d, "read_only": False}])
     srv.wdir = d
     yield srv
     finish_server(srv)
@@ -236,24 +249,16 @@ def test_missing_file_without_size_fails_cleanly(bserver):
 
 # ------------------------------------------------------------ with a user
 
-@pytest.fixture(scope="module", params=("ringsmb", "samba"))
+@pytest.fixture(scope="module", params=("target", "samba"))
 def user_server(request, share_tree, accounts):
-    """A server that requires signing, with one user: ringsmb (when it is
-    the target) and Debian's Samba (when installed)."""
+    """A server that requires signing, with one user."""
     base, d = make_scratch_dir()
-    shares = [{"name": "bench", "path": d, "read_only": False}]
     passwd = Path(tempfile.mkdtemp(prefix="ringsmb-passdb-"))
-    if request.param == "ringsmb":
-        if TARGET != "ringsmb":
-            pytest.skip("the target is Samba")
-        srv = make_server(share_tree, "default", {
-            "smb passwd file": str(passwd / "smbpasswd"),
-            "server signing": "mandatory"}, shares=shares)
-    else:
-        if not Path(SAMBA_SMBD).exists():
-            pytest.skip("Debian's Samba smbd is not installed")
-        srv = SambaServer(share_tree, "default",
-                          {"server signing": "mandatory"}, shares).start()
+    extra = {"server signing": "mandatory"}
+    if request.param == "target" and TARGET == "ringsmb":
+        extra["smb passwd file"] = str(passwd / "smbpasswd")
+    srv = start_server(request.param, share_tree, extra,
+                       [{"name": "bench", "path": d, "read_only": False}])
     accounts_mod.add_smb_user(srv, "alice", PASSWORD)
     srv.wdir = d
     yield srv
@@ -281,26 +286,3 @@ def test_user_bad_password(user_server):
               creds=("-U", "%s%%wrong" % USER), check=False)
     assert p.returncode == 1
     assert b"LOGON_FAILURE" in p.stderr
-
-
-# ------------------------------------------------- Debian's Samba as well
-
-@pytest.fixture(scope="module")
-def samba_server(share_tree):
-    if not Path(SAMBA_SMBD).exists():
-        pytest.skip("Debian's Samba smbd is not installed")
-    base, d = make_scratch_dir()
-    srv = SambaServer(share_tree, "default", None, shares=[
-        {"name": "bench", "path": d, "read_only": False}]).start()
-    srv.wdir = d
-    yield srv
-    finish_server(srv)
-    shutil.rmtree(base, ignore_errors=True)
-
-
-def test_samba_guest_write_read_randread(samba_server):
-    run_write_read(samba_server, samba_server.wdir)
-
-
-def test_samba_same_bytes_as_smbclient(samba_server, tmp_path):
-    test_same_bytes_as_smbclient(samba_server, tmp_path)

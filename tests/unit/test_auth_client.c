@@ -63,23 +63,41 @@ static NTSTATUS exchange(TALLOC_CTX *tmp, struct auth_client *cli,
 	return ss;
 }
 
+/*
+ * A whole exchange of a client with settings cs against lib/auth's server
+ * (user "User", password "Password"); the server's status, the client's
+ * in *cst, the server's session info (NULL if none) in *info.
+ */
+static NTSTATUS logon(TALLOC_CTX *tmp, enum auth_map_to_guest map,
+		      const struct auth_client_settings *cs,
+		      struct auth_client **cli, NTSTATUS *cst,
+		      const struct auth_session_info **info)
+{
+	struct auth_settings s = settings(map, &test_users);
+	struct auth_ctx *srv = auth_ctx_new(tmp, &s);
+	NTSTATUS st;
+
+	*cli = auth_client_new(tmp, cs);
+	st = exchange(tmp, *cli, srv, cst);
+	*info = auth_session_info(srv);
+	return st;
+}
+
 static void test_auth_client__user_ok(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
-	struct auth_settings s = settings(AUTH_MAP_NEVER, &test_users);
-	struct auth_ctx *srv = auth_ctx_new(tmp, &s);
 	struct auth_client_settings cs = {
 		.user = "User", .domain = "Domain", .password = "Password",
 		.workstation = "BENCH",
 	};
-	struct auth_client *cli = auth_client_new(tmp, &cs);
 	const struct auth_session_info *info = NULL;
+	struct auth_client *cli = NULL;
 	uint8_t key[16];
 	NTSTATUS cst;
 
-	assert_status(exchange(tmp, cli, srv, &cst), NT_STATUS_OK);
+	assert_status(logon(tmp, AUTH_MAP_NEVER, &cs, &cli, &cst, &info),
+		      NT_STATUS_OK);
 	assert_status(cst, NT_STATUS_OK);
-	info = auth_session_info(srv);
 	assert_non_null(info);
 	assert_false(info->anonymous);
 	assert_false(info->guest);
@@ -93,16 +111,15 @@ static void test_auth_client__user_ok(void **state)
 static void test_auth_client__bad_password(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
-	struct auth_settings s = settings(AUTH_MAP_NEVER, &test_users);
-	struct auth_ctx *srv = auth_ctx_new(tmp, &s);
-	struct auth_client_settings cs = {
-		.user = "User", .password = "wrong",
-	};
-	struct auth_client *cli = auth_client_new(tmp, &cs);
+	struct auth_client_settings cs = { .user = "User", .password = "x" };
+	const struct auth_session_info *info = NULL;
+	struct auth_client *cli = NULL;
 	uint8_t key[16];
 	NTSTATUS cst;
 
-	assert_status(exchange(tmp, cli, srv, &cst), NT_STATUS_LOGON_FAILURE);
+	assert_status(logon(tmp, AUTH_MAP_NEVER, &cs, &cli, &cst, &info),
+		      NT_STATUS_LOGON_FAILURE);
+	assert_null(info);
 	assert_false(auth_client_session_key(cli, key));
 	talloc_free(tmp);
 }
@@ -110,17 +127,15 @@ static void test_auth_client__bad_password(void **state)
 static void test_auth_client__anonymous(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
-	struct auth_settings s = settings(AUTH_MAP_BAD_USER, &test_users);
-	struct auth_ctx *srv = auth_ctx_new(tmp, &s);
 	struct auth_client_settings cs = { .anonymous = true };
-	struct auth_client *cli = auth_client_new(tmp, &cs);
 	const struct auth_session_info *info = NULL;
+	struct auth_client *cli = NULL;
 	uint8_t key[16];
 	NTSTATUS cst;
 
-	assert_status(exchange(tmp, cli, srv, &cst), NT_STATUS_OK);
+	assert_status(logon(tmp, AUTH_MAP_BAD_USER, &cs, &cli, &cst, &info),
+		      NT_STATUS_OK);
 	assert_status(cst, NT_STATUS_OK);
-	info = auth_session_info(srv);
 	assert_non_null(info);
 	assert_true(info->anonymous);
 	assert_false(auth_client_session_key(cli, key));
