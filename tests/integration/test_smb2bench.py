@@ -83,7 +83,8 @@ def run_write_read(srv, wdir, creds=("-N",), extra=(), name="seq.bin"):
                         "--filename=" + name, *extra, creds=creds))
     assert job["write"]["io_bytes"] == size
     assert job["write"]["total_ios"] == 8
-    assert job["read"]["io_bytes"] == 0
+    assert job["read"]["io_bytes"] == 0        # the read-back is not I/O
+    assert job["verify_bytes"] == size         # ... but it is checked
     assert sha256_file(wdir / name) == hashlib.sha256(
         pattern(size)).hexdigest()
     job = one_job(bench(srv, "--rw=read", "--bs=256k", "--iodepth=8",
@@ -91,6 +92,7 @@ def run_write_read(srv, wdir, creds=("-N",), extra=(), name="seq.bin"):
                         "--filename=" + name, *extra, creds=creds))
     assert job["read"]["io_bytes"] == size
     assert job["verify_errors"] == 0
+    assert job["verify_bytes"] == size
     job = one_job(bench(srv, "--rw=randread", "--bs=4k", "--iodepth=16",
                         "--size=8m", "--verify=pattern",
                         "--filename=" + name, *extra, creds=creds))

@@ -334,7 +334,9 @@ static void check_read(struct engine *e, struct slot *s, struct smb2_blob d)
 		return;
 	}
 	bad = pattern_check(d.data, d.len, s->offset, e->job->o->randseed);
-	if (bad >= 0) {
+	if (bad < 0) {
+		e->job->verify_bytes += d.len;
+	} else {
 		e->job->verify_errors++;
 		fail(e, talloc_asprintf(e->job->mem, "verify: the byte at offset "
 					"%llu differs from the pattern",
@@ -799,6 +801,28 @@ static void measure(struct engine *e, uint64_t size)
 	e->job->sys_s = tv_s(r1.ru_stime) - tv_s(r0.ru_stime);
 }
 
+/*
+ * fio's do_verify: a job that only writes, with --verify=pattern, reads
+ * back what it wrote after the measured phase (not measured).  A time
+ * based job may leave blocks of its last pass unwritten: not read back.
+ */
+static void read_back(struct engine *e, uint64_t size)
+{
+	const struct job_opts *o = e->job->o;
+	struct job_opts rd = *o;
+
+	if (!o->verify || job_reads(o) || o->time_based || e->err != NULL ||
+	    *e->stop) {
+		return;
+	}
+	rd.rw = RW_READ;
+	workload_init(&e->w, &rd, size, false);
+	e->measuring = false;
+	e->discard = false;
+	e->t_end = 0;
+	run_phase(e);
+}
+
 void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 		const _Atomic bool *stop)
 {
@@ -812,6 +836,7 @@ void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 	wait(private_data);
 	if (ready) {
 		measure(e, size);
+		read_back(e, size);
 	}
 	if (e->have_ring) {
 		quiesce(e);

@@ -115,9 +115,11 @@ static void json_job(FILE *f, const struct job *j)
 	json_dir(f, "trim", j, &none);
 	fprintf(f, ",\n    \"usr_cpu\" : %f,\n    \"sys_cpu\" : %f,\n"
 		"    \"ctx\" : 0,\n    \"majf\" : 0,\n    \"minf\" : 0,\n"
-		"    \"verify_errors\" : %" PRIu64 ",\n    \"error_text\" : ",
+		"    \"verify_errors\" : %" PRIu64 ",\n"
+		"    \"verify_bytes\" : %" PRIu64 ",\n    \"error_text\" : ",
 		s > 0 ? 100.0 * j->usr_s / s : 0.0,
-		s > 0 ? 100.0 * j->sys_s / s : 0.0, j->verify_errors);
+		s > 0 ? 100.0 * j->sys_s / s : 0.0, j->verify_errors,
+		j->verify_bytes);
 	json_str(f, j->err != NULL ? j->err : "");
 	fprintf(f, "\n  }");
 }
@@ -199,6 +201,11 @@ void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
 		fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%\n",
 			s > 0 ? 100 * j->usr_s / s : 0,
 			s > 0 ? 100 * j->sys_s / s : 0);
+		if (j->o->verify) {
+			fprintf(f, "  verify       : %" PRIu64 " bytes equal to "
+				"the pattern, %" PRIu64 " errors\n",
+				j->verify_bytes, j->verify_errors);
+		}
 	}
 	fprintf(f, "\nRun status: %.1f MiB in %.2f s = %.1f MiB/s on //%s/%s\n",
 		(double)t->bytes / 1048576.0, t->wall_s,

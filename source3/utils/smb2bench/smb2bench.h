@@ -206,6 +206,7 @@ struct job {
 	uint64_t runtime_ns;	/* of the measured phase */
 	double usr_s, sys_s;	/* this thread's CPU in that phase */
 	uint64_t verify_errors;
+	uint64_t verify_bytes;	/* read and found equal to the pattern */
 	char *err;		/* NULL if the job ran to its end */
 	/* live counters for the progress line */
 	_Atomic uint64_t live_bytes[DIR_COUNT];
