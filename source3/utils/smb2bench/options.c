@@ -42,7 +42,8 @@ static const struct {
 	{ "ramp_time", "not supported" },
 	{ "norandommap", "not supported; random jobs visit every block once "
 			 "per pass" },
-	{ "do_verify", "not supported; --verify=pattern checks every read" },
+	{ "do_verify", "not an option here: with --verify=pattern every READ "
+		       "is checked and a write-only job reads back" },
 };
 
 const char *bench_rw_name(enum bench_rw rw)
