@@ -13,7 +13,7 @@ SUBDIRS = [
     'lib/util', 'lib/uring', 'lib/smb2', 'lib/dcerpc', 'lib/crypto',
     'lib/auth', 'lib/param', 'source3/modules', 'source3/rpc_server',
     'source3/smbd',
-    'source3/utils',
+    'source3/utils', 'source3/utils/smb2bench',
     'tests/unit', 'tests/fuzz',
 ]
 
