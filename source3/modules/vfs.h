@@ -69,6 +69,7 @@ struct vfs_fh {
 	struct vfs_handle *vfs;
 	int fd;
 	bool is_path_only;      /* O_PATH: metadata only, no data access */
+	bool no_nowait;         /* its file system refuses RWF_NOWAIT reads */
 	void *private_data;     /* for modules */
 };
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/param.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "source3/modules/vfs.h"
@@ -528,16 +529,31 @@ static int default_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
 
 struct default_io_state {
 	struct vfs_io_state io;
+	/* pread through the ring: bytes read before it, where the rest goes */
+	size_t got;
+	uint8_t *dst;
+	uint8_t *bounce;
 };
 
-/* Short reads are normal: loop until len or EOF. */
+/*
+ * Short reads are normal: loop until len or EOF.  flags RWF_NOWAIT: stop
+ * with -EAGAIN (and *done so far) at the first page not in the page
+ * cache instead of waiting for the disk.
+ */
 static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
-			      size_t *done)
+			      int flags, size_t *done)
 {
 	size_t got = 0;
 
+	*done = 0;
 	while (got < len) {
-		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+		struct iovec iov = { buf + got, len - got };
+		ssize_t n = preadv2(fd, &iov, 1, (off_t)(off + got), flags);
+
+		if (n < 0 && errno == EAGAIN && flags != 0) {
+			*done = got;
+			return -EAGAIN;
+		}
 
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -634,6 +650,21 @@ static struct tevent_req *default_io_finish(struct tevent_req *req,
  * of which holds for root.  With vfs_io_uring every operation carries
  * the user's personality anyway.
  */
+static void default_pread_rest_done(struct tevent_req *subreq);
+
+/*
+ * default_pread_cached: a READ of pages in the page cache is one
+ * preadv2(RWF_NOWAIT) here, as cheap as a plain pread; when a page is
+ * not cached, the rest goes through the ring (IORING_OP_READ, io-wq
+ * waits for the disk) so that the event loop never blocks on it and
+ * other clients go on (docs/performance.md, "File I/O through the ring
+ * by default?").  Without a ring: a plain pread.  No personality on the
+ * ring read: as the synchronous read, see default_io_as_opener.  The
+ * request references fh so the descriptor outlives the ring read, and
+ * the ring reads into a buffer of its own (lib/uring's keep: the
+ * caller's may be no talloc chunk), copied at completion: only for
+ * pages that came from the disk.
+ */
 static struct tevent_req *default_pread_send(struct vfs_module *m,
 					     TALLOC_CTX *mem_ctx,
 					     struct tevent_context *ev,
@@ -643,6 +674,9 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 	struct default_io_state *state = NULL;
 	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
 						   struct default_io_state);
+	struct uring *ring = m->vfs->io_uring_enabled ? uring_ev_get(ev) :
+			     NULL;
+	struct tevent_req *subreq = NULL;
 	size_t got = 0;
 	int ret;
 
@@ -650,8 +684,51 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 		return NULL;
 	}
 	/* no switch: see default_io_as_opener */
-	ret = default_pread_full(fh->fd, buf, len, off, &got);
+	ret = default_pread_full(fh->fd, buf, len, off,
+				 ring != NULL && !fh->no_nowait ?
+				 RWF_NOWAIT : 0, &got);
+	if (ret == -EAGAIN) {
+		/* the kernel without RWF_NOWAIT for this file: -EOPNOTSUPP */
+		state->got = got;
+		state->dst = (uint8_t *)buf + got;
+		state->bounce = talloc_size(state, len - got);
+		if (state->bounce == NULL ||
+		    talloc_reference(state, fh) == NULL) {
+			return default_io_finish(req, ev, -ENOMEM, 0);
+		}
+		subreq = uring_pread_send(state, ev, ring, fh->fd,
+					  state->bounce, len - got,
+					  (off_t)(off + got), state->bounce);
+		if (subreq == NULL) {
+			return default_io_finish(req, ev, -ENOMEM, 0);
+		}
+		tevent_req_set_callback(subreq, default_pread_rest_done, req);
+		return req;
+	}
+	if (ret == -EOPNOTSUPP && ring != NULL && !fh->no_nowait) {
+		/* tmpfs, some FUSE and network file systems: plain reads */
+		fh->no_nowait = true;
+		ret = default_pread_full(fh->fd, buf, len, off, 0, &got);
+	}
 	return default_io_finish(req, ev, ret, got);
+}
+
+static void default_pread_rest_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	struct default_io_state *state = tevent_req_data(
+		req, struct default_io_state);
+	size_t n = 0;
+	int ret = uring_pread_recv(subreq, &n);
+
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	memcpy(state->dst, state->bounce, n);
+	vfs_io_done(req, state->got + n);
 }
 
 static struct tevent_req *default_splice_read_send(struct vfs_module *m,

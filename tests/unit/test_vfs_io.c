@@ -139,6 +139,99 @@ static void test_vfs__pread_default_and_io_uring(void **state)
 	tree_remove(&t);
 }
 
+static void drain_ring(struct tevent_context *ev);
+
+/* Drop the file's pages from the page cache (clean after fsync). */
+static void evict(struct tree *t, const char *name)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", t->share, name);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+}
+
+/*
+ * vfs_default with a ring: cached pages are read with preadv2(RWF_NOWAIT)
+ * in place, the rest through the ring (no blocking in the loop); the
+ * bytes are the same either way, also for reads that start cached and
+ * end uncached.  On a file system without RWF_NOWAIT (tmpfs) every read
+ * is a plain pread.
+ */
+static void test_vfs__pread_uncached_through_ring(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tevent_context *ev = tevent_context_init(ctx);
+	struct tree t;
+	uint8_t *data = NULL;
+	struct vfs_handle *vfs = NULL;
+	struct vfs_fh *fh = NULL;
+	struct uring *ring = uring_ev_get(ev);
+	struct uring_stats before = {}, after = {};
+	uint8_t *buf = NULL;
+	size_t got = 0;
+	int round;
+
+	srandom(7);
+	tree_make(&t);
+	data = make_big(ctx, &t);
+	vfs = connect_share(ctx, ev, t.share, NULL, true);
+	for (round = 0; round < 3; round++) {
+		evict(&t, "big");
+		if (ring != NULL) {
+			uring_get_stats(ring, &before);
+		}
+		run_reads(ctx, ev, vfs, data);
+		if (ring != NULL) {
+			uring_get_stats(ring, &after);
+			print_message("round %d: %llu SQEs for uncached pages\n",
+				      round, (unsigned long long)
+				      (after.sqes_submitted -
+				       before.sqes_submitted));
+		}
+	}
+	/* cached head, uncached tail: one read across the boundary */
+	evict(&t, "big");
+	assert_true(NT_STATUS_IS_OK(vfs_openat(ctx, vfs, "big", O_RDONLY,
+					       &fh, NULL)));
+	buf = talloc_size(ctx, 300000);
+	{
+		struct tevent_req *req = vfs_pread_send(ctx, ev, fh, buf, 4096,
+							100000);
+		assert_true(tevent_req_poll(req, ev));
+		assert_true(NT_STATUS_IS_OK(vfs_pread_recv(req, &got)));
+		talloc_free(req);
+		req = vfs_pread_send(ctx, ev, fh, buf, 300000, 98304);
+		assert_true(tevent_req_poll(req, ev));
+		assert_true(NT_STATUS_IS_OK(vfs_pread_recv(req, &got)));
+		assert_int_equal(got, 300000);
+		assert_memory_equal(buf, data + 98304, 300000);
+		talloc_free(req);
+	}
+	/* freed in flight: the ring's own buffer takes the late bytes */
+	evict(&t, "big");
+	{
+		TALLOC_CTX *req_ctx = talloc_new(ctx);
+		uint8_t *b = talloc_size(req_ctx, 65536);
+		struct tevent_req *req = vfs_pread_send(req_ctx, ev, fh, b,
+							65536, 655360);
+
+		assert_non_null(req);
+		talloc_free(req_ctx);
+		drain_ring(ev);
+	}
+	talloc_free(fh);
+	talloc_free(buf);
+	talloc_free(vfs);
+	talloc_free(data);
+	talloc_free(ev);
+	tree_remove(&t);
+}
+
 static void wake(struct tevent_context *ev, struct tevent_timer *te,
 		 struct timeval now, void *private_data)
 {
@@ -536,6 +629,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_vfs__pread_default_and_io_uring),
 		T(test_vfs__pread_freed_in_flight),
+		T(test_vfs__pread_uncached_through_ring),
 		T(test_vfs__close_during_read),
 		T(test_vfs__noop_reads_zeros),
 		T(test_vfs__pwrite_fsync_modules),
