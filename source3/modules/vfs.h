@@ -69,7 +69,11 @@ struct vfs_fh {
 	struct vfs_handle *vfs;
 	int fd;
 	bool is_path_only;      /* O_PATH: metadata only, no data access */
-	bool no_nowait;         /* its file system refuses RWF_NOWAIT reads */
+	/*
+	 * vfs_default: its file system refuses RWF_NOWAIT reads or
+	 * cachestat (tmpfs, some FUSE): read and splice it synchronously
+	 */
+	bool no_nowait;
 	void *private_data;     /* for modules */
 };
 

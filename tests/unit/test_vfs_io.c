@@ -580,7 +580,8 @@ static void test_vfs__splice_read_full_pipe(void **state)
 	TALLOC_CTX *ctx = *state;
 	struct tevent_context *ev = tevent_context_init(ctx);
 	static const char *const uring[] = { "io_uring", NULL };
-	const char *const *stacks[] = { NULL, uring };
+	/* the third: vfs_default with the pages evicted (ring splice) */
+	const char *const *stacks[] = { NULL, uring, NULL };
 	const size_t cap = 65536, off = 100, first = 5000;
 	const size_t rest = cap - 4096 - first;
 	uint8_t *back = talloc_size(ctx, cap);
@@ -591,7 +592,7 @@ static void test_vfs__splice_read_full_pipe(void **state)
 	srandom(7);
 	tree_make(&t);
 	data = make_big(ctx, &t);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		struct vfs_handle *vfs = connect_share(ctx, ev, t.share,
 						       stacks[i], true);
 		struct vfs_fh *fh = NULL;
@@ -600,6 +601,9 @@ static void test_vfs__splice_read_full_pipe(void **state)
 
 		assert_true(NT_STATUS_IS_OK(vfs_openat(ctx, vfs, "big",
 						       O_RDONLY, &fh, NULL)));
+		if (i == 2) {
+			evict(&t, "big");
+		}
 		assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 		assert_int_equal(fcntl(p[1], F_SETPIPE_SZ, (int)cap),
 				 (int)cap);
