@@ -141,6 +141,7 @@ struct smbd_server {
 	/* every lease of every client (files/lease.c) */
 	struct smbd_lease *leases;
 	bool shutting_down;
+	bool heap_trimmed;              /* server.c idle_trim: since quiet */
 	/*
 	 * Threads for the AES passes (crypto_offload: 1 << enum
 	 * smbd_crypto_op) over messages of at least crypto_min_size bytes

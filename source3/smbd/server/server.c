@@ -2,6 +2,7 @@
  * Server start-up, configuration (re)loading and signals.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <string.h>
@@ -163,6 +164,28 @@ static bool conn_has_opens(const struct smbd_conn *conn)
 	return false;
 }
 
+/*
+ * The heap keeps up to SMBD_MALLOC_TRIM bytes of freed memory (smbd.c,
+ * smbd_malloc_tuning): hand it back once no connection has received a
+ * PDU for a whole check interval, once per quiet spell.
+ */
+static void idle_trim(struct smbd_server *server, struct timeval now)
+{
+	const struct smbd_conn *conn = NULL;
+
+	for (conn = server->conns; conn != NULL; conn = conn->next) {
+		if (tevent_timeval_until(&conn->last_activity, &now).tv_sec <
+		    SMBD_DEADTIME_CHECK_SECS) {
+			server->heap_trimmed = false;
+			return;
+		}
+	}
+	if (!server->heap_trimmed) {
+		server->heap_trimmed = true;
+		malloc_trim(0);
+	}
+}
+
 static void deadtime_check(struct tevent_context *ev, struct tevent_timer *te,
 			   struct timeval now, void *private_data)
 {
@@ -173,6 +196,7 @@ static void deadtime_check(struct tevent_context *ev, struct tevent_timer *te,
 	server->deadtime_timer = tevent_add_timer(
 		ev, server, tevent_timeval_current_ofs(
 			SMBD_DEADTIME_CHECK_SECS, 0), deadtime_check, server);
+	idle_trim(server, now);
 	if (deadtime <= 0) {
 		return;
 	}

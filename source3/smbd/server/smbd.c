@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,26 @@ static void write_pidfile(TALLOC_CTX *mem_ctx, const struct loadparm *lp)
 	fclose(f);
 }
 
+/*
+ * glibc's malloc serves a request above its mmap threshold with fresh
+ * pages from mmap, and moves that threshold as chunks are freed, and
+ * gives the top of the heap back above its trim threshold.  For the 8
+ * MiB receive buffers of large WRITEs that made every few PDUs start on
+ * pages the kernel had to fault in and zero (37-53 thousand faults per
+ * GiB put measured, and runs of whole GiBs at half speed: the "bimodal
+ * put" of docs/performance.md).  Fixed thresholds keep them in the heap
+ * and reused; what the heap keeps is handed back when the server is
+ * quiet (server.c, idle_trim).
+ */
+#define SMBD_MALLOC_MMAP	(32 * 1024 * 1024)
+#define SMBD_MALLOC_TRIM	(64 * 1024 * 1024)
+
+static void smbd_malloc_tuning(void)
+{
+	(void)mallopt(M_MMAP_THRESHOLD, SMBD_MALLOC_MMAP);
+	(void)mallopt(M_TRIM_THRESHOLD, SMBD_MALLOC_TRIM);
+}
+
 /* As Samba: every connection needs descriptors; use what we may. */
 static void raise_nofile_limit(void)
 {
@@ -225,6 +246,7 @@ int main(int argc, char **argv)
 	 */
 	umask(0);
 	raise_nofile_limit();
+	smbd_malloc_tuning();
 	server = smbd_server_new(top, o.configfile, o.debuglevel,
 				 o.debug_stdout);
 	if (server == NULL) {
