@@ -181,9 +181,10 @@ static NTSTATUS create_parse_durable(struct smbd_request *req,
 /*
  * RqLs (3.3.5.9.8, 3.3.5.9.11): only with OplockLevel LEASE (a durable
  * reconnect names its lease whatever the level, as smbtorture's
- * reopen1a-lease sends it), on 2.1 and later, and where oplocks are
- * allowed; a v2 context on 2.1 is read as v1.  Otherwise the context is
- * ignored and no lease is granted.
+ * reopen1a-lease sends it), on 2.1 and later unless "smb2 leases = no"
+ * (the connection's SMB2_GLOBAL_CAP_LEASING, as Samba), and where
+ * oplocks are allowed; a v2 context on 2.1 is read as v1.  Otherwise
+ * the context is ignored and no lease is granted.
  */
 static NTSTATUS create_parse_lease(struct smbd_request *req,
 				   struct create_args *a)
@@ -195,7 +196,8 @@ static NTSTATUS create_parse_lease(struct smbd_request *req,
 	struct smb2_lease l;
 	NTSTATUS status;
 
-	if (c == NULL || req->conn->dialect < SMB2_DIALECT_0210 ||
+	if (c == NULL ||
+	    !(req->conn->server_caps & SMB2_GLOBAL_CAP_LEASING) ||
 	    (a->r.requested_oplock_level != SMB2_OPLOCK_LEVEL_LEASE &&
 	     !create_is_reconnect(a)) ||
 	    !req->tcon->share->oplocks ||
