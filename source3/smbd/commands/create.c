@@ -476,6 +476,10 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	if (open->delete_on_close) {
 		smbd_lease_contend_handle(open);   /* others lose H */
 	}
+	if (res->action != SMB2_FILE_OPENED) {
+		/* a new or overwritten entry: its directory's leases */
+		smbd_lease_contend_parent(open, open->name);
+	}
 	a->durable_granted = smbd_durable_grant(
 		open, &a->dh, res->action,
 		a->app_instance ? a->app_instance_id : NULL);

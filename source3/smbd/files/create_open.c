@@ -273,7 +273,9 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 
 /*
  * The lease a new open may have (lease.c), and no oplock next to a
- * lease with handle caching (smbtorture smb2.lease.oplock).
+ * lease with handle caching (smbtorture smb2.lease.oplock).  A
+ * directory has a lease only from a v2 context (SMB 3.x, directory
+ * leasing announced), else neither.
  */
 static void open_grant_lease(struct smbd_tcon *tcon,
 			     const struct smbd_create_params *p,
@@ -283,8 +285,8 @@ static void open_grant_lease(struct smbd_tcon *tcon,
 	bool stat_open = (p->access & ~SMBD_OPLOCK_STAT_ACCESS) == 0 &&
 		!disp_truncates(p->disposition);
 
-	if (p->lease != NULL && !S_ISDIR(out->st.stx_mode)) {
-		/* no directory leases: a directory gets neither */
+	if (p->lease != NULL &&
+	    (!S_ISDIR(out->st.stx_mode) || p->lease->version == 2)) {
 		out->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
 		out->lease_granted = true;
 		out->lease_state = smbd_lease_grant_state(
