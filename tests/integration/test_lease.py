@@ -312,3 +312,30 @@ def test_rename_waits_for_handle_break(two):
     assert result.get("status") == 0
     f2.close()
     f1.close()
+
+
+@samba_stale
+def test_delete_pending_waits_for_handle_break(two):
+    import threading
+    from test_setinfo import set_info
+    from test_oplock import A
+    c1, c2 = two
+    name, k1, k2 = fresh(), key(), key()
+    f1, _ = c1.lcreate(name, k1, R | H,
+                       access=A.GENERIC_READ | A.GENERIC_WRITE | A.DELETE)
+    f2, ls2 = c2.lcreate(name, k2, R | H)
+    assert ls2[1] == R | H
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault(
+        "status", set_info(c1.tree, f1, 13, b"\x01")))
+    t.start()
+    b = c2.breaks.get()
+    assert b is not None and b["key"] == k2
+    assert (b["current"], b["new"], b["flags"]) == (R | H, R, ACK_REQUIRED)
+    time.sleep(0.3)
+    assert t.is_alive(), "the delete did not wait for the ack"
+    assert c2.lack(k2, R) == (0, R)
+    t.join(WAIT)
+    assert result.get("status") == 0
+    f2.close()
+    f1.close()

@@ -239,6 +239,14 @@ static NTSTATUS si_delete(struct si_ctx *s, bool on, bool ignore_readonly)
 			status = NT_STATUS_CANNOT_DELETE;
 		}
 	}
+	/*
+	 * Other leases' H first, as for a rename: the delete waits for
+	 * the acks (set_info.c), so their holders may close first
+	 */
+	if (NT_STATUS_IS_OK(status) && on &&
+	    smbd_lease_contend_rename(s->open) && s->req->may_go_async) {
+		return NT_STATUS_PENDING;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_set_delete_pending(s->open, on);
 	}

@@ -160,9 +160,10 @@ void smbd_lease_contend_level2(struct smbd_open *open);
 void smbd_lease_contend_handle(struct smbd_open *open);
 
 /*
- * A rename through open, before it is done: the other leases lose H as
- * above.  true: one of them owes an acknowledgment for H; the rename
- * should wait for it (smbtorture smb2.lease.rename_wait).
+ * A rename, or a delete-pending set, through open, before it is done:
+ * the other leases lose H as above.  true: one of them owes an
+ * acknowledgment for H; the rename or delete should wait for it
+ * (smbtorture smb2.lease.rename_wait).
  */
 bool smbd_lease_contend_rename(struct smbd_open *open);
 
