@@ -13,7 +13,6 @@ nor SMB2_GLOBAL_CAP_DIRECTORY_LEASING is announced and RqLs is ignored.
 import shutil
 import struct
 import tempfile
-import threading
 import time
 import uuid
 
@@ -21,9 +20,10 @@ import pytest
 
 from conftest import TARGET, RingsmbServer, finish_server
 from test_create import SHARE_ALL, WritableTree, writable
-from test_lease import (  # noqa: F401  (osrv is a fixture)
-    ACK_REQUIRED, LEASE, R, H, W, LClient, lease_of, osrv, rqls)
-from test_oplock import A, WAIT
+from test_lease import (  # noqa: F401  (osrv, two are fixtures)
+    ACK_REQUIRED, LEASE, R, H, W, LClient, lease_of, osrv, rqls, two,
+    waits_for_handle_break)
+from test_oplock import A
 from test_setinfo import rename_buf, set_info as si
 
 smbprotocol = pytest.importorskip("smbprotocol")
@@ -90,17 +90,6 @@ def broke(c, k, old, epoch):
     assert b["epoch"] == epoch
     if old & H:
         assert c.lack(k, 0) == (0, 0)
-
-
-@pytest.fixture
-def two(osrv):
-    c1, c2 = LClient(osrv), LClient(osrv)
-    yield c1, c2
-    for c in (c1, c2):
-        try:
-            c.close()
-        except Exception:
-            pass
 
 
 def test_capabilities(two):
@@ -178,43 +167,37 @@ def test_parent_key_of_same_client_does_not_break(two):
     d.close()
 
 
-def test_write_breaks_at_close(two):
-    c1, c2 = two
-    name, k = mkdir(c1, fresh()), key()
-    f = child(c2, name)
-    d, _ = dcreate(c1, name, k, R | H)
-    f.write(b"data", 0)
-    assert c1.breaks.get(timeout=0.5) is None, "broken by the WRITE"
-    f.close()
-    broke(c1, k, R | H, 2)
-    d.close()
-
-
 def set_info(c, f, cls, buf):
     return si(c.tree, f, cls, buf)
 
 
-def test_set_basic_info_breaks(two):
+HIDDEN = struct.pack("<QQQQII", 0, 0, 0, 0, 0x2, 0)
+# a change of an entry through c2's open f, and whether the directory's
+# lease is broken only when f is closed (a WRITE, a delete-pending set)
+# or at once (attributes)
+CHANGES = {
+    "write": (lambda c, f: f.write(b"data", 0) and 0, True),
+    "basic": (lambda c, f: set_info(c, f, FILE_BASIC_INFORMATION,
+                                    HIDDEN), False),
+    "delete": (lambda c, f: set_info(c, f, FILE_DISPOSITION_INFORMATION,
+                                     b"\x01"), True),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_entry_change_breaks(two, change):
     c1, c2 = two
+    do, at_close = CHANGES[change]
     name, k = mkdir(c1, fresh()), key()
     f = child(c2, name)
     d, _ = dcreate(c1, name, k, R | H)
-    hidden = struct.pack("<QQQQII", 0, 0, 0, 0, 0x2, 0)
-    assert set_info(c2, f, FILE_BASIC_INFORMATION, hidden) == 0
+    assert do(c2, f) == 0
+    if at_close:
+        assert c1.breaks.get(timeout=0.5) is None, "broken before close"
+        f.close()
     broke(c1, k, R | H, 2)
-    f.close()
-    d.close()
-
-
-def test_delete_breaks(two):
-    c1, c2 = two
-    name, k = mkdir(c1, fresh()), key()
-    f = child(c2, name)
-    d, _ = dcreate(c1, name, k, R | H)
-    assert set_info(c2, f, FILE_DISPOSITION_INFORMATION, b"\x01") == 0
-    assert c1.breaks.get(timeout=0.5) is None, "broken before the unlink"
-    f.close()
-    broke(c1, k, R | H, 2)
+    if not at_close:
+        f.close()
     d.close()
 
 
@@ -250,19 +233,8 @@ def test_directory_rename_waits_for_handle_break(two):
               FileAttributes.FILE_ATTRIBUTE_DIRECTORY, SHARE_ALL,
               CreateDisposition.FILE_OPEN,
               CreateOptions.FILE_DIRECTORY_FILE)
-    result = {}
-    t = threading.Thread(target=lambda: result.setdefault(
-        "status", si(c2.tree, d2, FILE_RENAME_INFORMATION,
-                     rename_buf(fresh()))))
-    t.start()
-    b = c1.breaks.get()
-    assert b is not None and b["key"] == k
-    assert (b["current"], b["new"], b["flags"]) == (R | H, R, ACK_REQUIRED)
-    time.sleep(0.3)
-    assert t.is_alive(), "the rename did not wait for the ack"
-    assert c1.lack(k, R) == (0, R)
-    t.join(WAIT)
-    assert result.get("status") == 0
+    waits_for_handle_break(c1, k, "rename", lambda: si(
+        c2.tree, d2, FILE_RENAME_INFORMATION, rename_buf(fresh())))
     d2.close()
     d1.close()
 
