@@ -388,8 +388,8 @@ void smbd_lease_contend_parent(struct smbd_open *open, const char *path)
 	struct statx st;
 	char *dir = NULL;
 
-	if (server->num_dir_leases == 0 || open->fh == NULL ||
-	    path[0] == '\0') {
+	if (server->num_dir_leases == 0 || server->shutting_down ||
+	    open->fh == NULL || path[0] == '\0') {
 		return;                 /* the share root: no directory above */
 	}
 	dir = talloc_strndup(open, path,
