@@ -346,7 +346,7 @@ struct smbd_open {
 	struct smbd_file *file;
 	struct smbd_open *file_prev, *file_next;
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
-	bool written;                   /* its directory's leases break at close */
+	bool written;                   /* WRITE: its directory's leases */
 	uint64_t position;              /* FilePositionInformation */
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
 	/*

@@ -241,7 +241,7 @@ static NTSTATUS si_delete(struct si_ctx *s, bool on, bool ignore_readonly)
 	}
 	/*
 	 * Other leases' H first, as for a rename: the delete waits for
-	 * the acks (set_info.c), so their holders may close first
+	 * the acks (si_wait), so their holders may close first
 	 */
 	if (NT_STATUS_IS_OK(status) && on &&
 	    smbd_lease_contend_rename(s->open) && s->req->may_go_async) {
