@@ -334,3 +334,21 @@ def test_delete_pending_waits_for_handle_break(two):
         c1.tree, f1, 13, b"\x01"))
     f2.close()
     f1.close()
+
+
+@samba_stale
+def test_delete_on_close_create_waits_for_handle_break(two):
+    from smbprotocol.open import CreateOptions
+    from test_oplock import A
+    c1, c2 = two
+    name, k = fresh(), key()
+    f1, _ = c1.lcreate(name, k, R | H)
+
+    def unlink():
+        c2.create(name, NONE, disp=CreateDisposition.FILE_OPEN,
+                  access=A.DELETE | A.FILE_READ_ATTRIBUTES,
+                  options=CreateOptions.FILE_NON_DIRECTORY_FILE |
+                  CreateOptions.FILE_DELETE_ON_CLOSE).close()
+        return 0
+    waits_for_handle_break(c1, k, "CREATE", unlink)
+    f1.close()

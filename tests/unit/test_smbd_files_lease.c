@@ -229,6 +229,31 @@ static void test_lease__directory(void **state)
 	fx_free(f);
 }
 
+/* DELETE_ON_CLOSE takes H and W in one break and waits for the ack. */
+static void test_lease__delete_on_close_waits(void **state)
+{
+	struct fx *f = fx_new(*state, "");
+	struct smbd_lease_req l1 = lreq(1, LR | LH | LW);
+	struct smbd_open *a = must_open(f->tcon, "f", lopen(&l1, 0, false));
+	struct smbd_open *b = NULL;
+	struct oreq doc = { R | SMB2_DELETE, SALL, 0,
+			    SMB2_FILE_DELETE_ON_CLOSE, LNONE, true };
+	uint32_t st = 0;
+
+	assert_status(open_on(f->tcon, "f", doc, &b), PENDING);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	assert_lease_break(0, 1, LR | LH | LW, LR, ACK, 12);
+	assert_status(smbd_lease_ack(f->server, l1.client_guid, l1.key, LR,
+				     &st), OK);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	doc.retry = true;
+	b = must_open(f->tcon, "f", doc);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	talloc_free(b);
+	talloc_free(a);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +263,7 @@ int main(void)
 		T(test_lease__write_contends_others),
 		T(test_lease__key_and_oplock),
 		T(test_lease__directory),
+		T(test_lease__delete_on_close_waits),
 	};
 
 	talloc_set_log_stderr();

@@ -313,8 +313,17 @@ static NTSTATUS open_oplock(struct smbd_tcon *tcon,
 	    !NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION)) {
 		return status;
 	}
+	/*
+	 * Going to delete it: other leases lose H and the open waits for
+	 * the acks (as a rename does), so their holders may close first
+	 */
+	if (NT_STATUS_IS_OK(status) &&
+	    (p->options & SMB2_FILE_DELETE_ON_CLOSE)) {
+		lease_wait = smbd_lease_contend_delete(server, &out->st,
+						       p->lease);
+	}
 	/* leases of other opens first, then oplocks: one pass of breaks */
-	lease_wait = smbd_lease_contend_open(
+	lease_wait |= smbd_lease_contend_open(
 		server, &out->st, p->access, disp_truncates(p->disposition),
 		NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION),
 		p->lease, p->retry);

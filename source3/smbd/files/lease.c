@@ -351,21 +351,45 @@ void smbd_lease_contend_handle(struct smbd_open *open)
 	}
 }
 
-bool smbd_lease_contend_rename(struct smbd_open *open)
+/*
+ * take (H, and W too) from every lease of f but the changer's own (own,
+ * or the lease of own_req), in one break; true: one of them owes the
+ * acknowledgment for H.
+ */
+static bool contend_handle_wait(struct smbd_file *f, uint32_t take,
+				const struct smbd_lease *own,
+				const struct smbd_lease_req *own_req)
 {
 	struct smbd_open *o = NULL;
+	bool wait = false;
 
-	smbd_lease_contend_handle(open);
-	for (o = open->file != NULL ? open->file->opens : NULL; o != NULL;
-	     o = o->file_next) {
+	for (o = f != NULL ? f->opens : NULL; o != NULL; o = o->file_next) {
 		struct smbd_lease *l = o->lease;
 
-		if (l != NULL && l != open->lease && l->breaking &&
-		    (l->state & SMBD_LEASE_H)) {
-			return true;
+		if (l == NULL || l == own || smbd_lease_is(l, own_req)) {
+			continue;
 		}
+		if (l->state & SMBD_LEASE_H) {
+			smbd_lease_break(l, l->state & ~take);
+		}
+		wait |= l->breaking && (l->state & SMBD_LEASE_H);
 	}
-	return false;
+	return wait;
+}
+
+bool smbd_lease_contend_rename(struct smbd_open *open)
+{
+	return contend_handle_wait(open->file, SMBD_LEASE_H, open->lease,
+				   NULL);
+}
+
+bool smbd_lease_contend_delete(struct smbd_server *server,
+			       const struct statx *st,
+			       const struct smbd_lease_req *own)
+{
+	/* the open is not a stat open: W goes too (contend_open) */
+	return contend_handle_wait(smbd_file_find(server, st),
+				   SMBD_LEASE_H | SMBD_LEASE_W, NULL, own);
 }
 
 /* ---- directory leases: changes inside a directory ---- */

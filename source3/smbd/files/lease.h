@@ -168,6 +168,14 @@ void smbd_lease_contend_handle(struct smbd_open *open);
 bool smbd_lease_contend_rename(struct smbd_open *open);
 
 /*
+ * The same for a CREATE with DELETE_ON_CLOSE of file st, before it
+ * opens (own: its lease request, or NULL): true, it should wait.
+ */
+bool smbd_lease_contend_delete(struct smbd_server *server,
+			       const struct statx *st,
+			       const struct smbd_lease_req *own);
+
+/*
  * The client's Lease Break Acknowledgment (3.3.5.22.2): the lease of
  * client_guid and key (OBJECT_NAME_NOT_FOUND if none), no break in
  * flight UNSUCCESSFUL, a state not within what the break asked
