@@ -178,6 +178,7 @@ struct lp_global {
 	const char *guest_account;
 	const char *username_map;       /* "" = none */
 	int oplock_break_timeout;       /* seconds a break waits for an ack */
+	bool smb2_leases;               /* SMB2_GLOBAL_CAP_LEASING, RqLs */
 	int write_mode;                 /* enum lp_write_mode */
 	int crypto_threads;             /* -1: online CPUs (<= 8), 0: none */
 	const char **crypto_offload;    /* decrypt encrypt verify sign */

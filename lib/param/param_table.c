@@ -171,6 +171,7 @@ const struct lp_param lp_params[] = {
 	{ "username map", LP_STRING, G(username_map), .def = "" },
 	{ "oplock break timeout", LP_INT, G(oplock_break_timeout),
 	  .def = "35", .min = 1, .max = 3600 },
+	{ "smb2 leases", LP_BOOL, G(smb2_leases), .def = "yes" },
 	/* ringsmb: unsigned WRITE payloads socket -> pipe -> file */
 	{ "smb2 write mode", LP_ENUM, G(write_mode), .def = "copy",
 	  .enums = write_mode_vals },

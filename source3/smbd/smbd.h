@@ -140,6 +140,7 @@ struct smbd_server {
 	struct smbd_replay_pending *replay_pending;
 	/* every lease of every client (files/lease.c) */
 	struct smbd_lease *leases;
+	size_t num_dir_leases;          /* of them on directories */
 	bool shutting_down;
 	bool heap_trimmed;              /* server.c idle_trim: since quiet */
 	/*
@@ -346,6 +347,7 @@ struct smbd_open {
 	struct smbd_file *file;
 	struct smbd_open *file_prev, *file_next;
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
+	bool written;                   /* WRITE: its directory's leases */
 	uint64_t position;              /* FilePositionInformation */
 	uint32_t ea_index;              /* next EA of a FullEa scan (ea.c) */
 	/*

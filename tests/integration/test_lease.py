@@ -286,9 +286,25 @@ def test_no_oplock_next_to_handle_lease(two):
     f1.close()
 
 
+def waits_for_handle_break(holder, k, what, op):
+    """op(), run in a thread, takes H from holder's lease k (R | H): it
+    waits for the acknowledgment, then succeeds."""
+    import threading
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("status", op()))
+    t.start()
+    b = holder.breaks.get()
+    assert b is not None and b["key"] == k
+    assert (b["current"], b["new"], b["flags"]) == (R | H, R, ACK_REQUIRED)
+    time.sleep(0.3)
+    assert t.is_alive(), "the %s did not wait for the ack" % what
+    assert holder.lack(k, R) == (0, R)
+    t.join(WAIT)
+    assert result.get("status") == 0
+
+
 @samba_stale
 def test_rename_waits_for_handle_break(two):
-    import threading
     from test_setinfo import rename_buf, set_info
     from test_oplock import A
     c1, c2 = two
@@ -297,18 +313,42 @@ def test_rename_waits_for_handle_break(two):
                          access=A.GENERIC_READ | A.GENERIC_WRITE | A.DELETE)
     f2, ls2 = c2.lcreate(name, k2, R | H)
     assert (ls1[1], ls2[1]) == (R | H, R | H)
-    result = {}
-    t = threading.Thread(target=lambda: result.setdefault(
-        "status", set_info(c1.tree, f1, 10, rename_buf(dst))))
-    t.start()
-    b = c2.breaks.get()
-    assert b is not None and b["key"] == k2
-    assert (b["current"], b["new"], b["flags"]) == (R | H, R, ACK_REQUIRED)
-    time.sleep(0.3)
-    assert t.is_alive(), "the rename did not wait for the ack"
+    waits_for_handle_break(c2, k2, "rename", lambda: set_info(
+        c1.tree, f1, 10, rename_buf(dst)))
     assert c1.breaks.get(timeout=0.2) is None   # the renamer's own lease
-    assert c2.lack(k2, R) == (0, R)
-    t.join(WAIT)
-    assert result.get("status") == 0
     f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_delete_pending_waits_for_handle_break(two):
+    from test_setinfo import set_info
+    from test_oplock import A
+    c1, c2 = two
+    name, k1, k2 = fresh(), key(), key()
+    f1, _ = c1.lcreate(name, k1, R | H,
+                       access=A.GENERIC_READ | A.GENERIC_WRITE | A.DELETE)
+    f2, ls2 = c2.lcreate(name, k2, R | H)
+    assert ls2[1] == R | H
+    waits_for_handle_break(c2, k2, "delete", lambda: set_info(
+        c1.tree, f1, 13, b"\x01"))
+    f2.close()
+    f1.close()
+
+
+@samba_stale
+def test_delete_on_close_create_waits_for_handle_break(two):
+    from smbprotocol.open import CreateOptions
+    from test_oplock import A
+    c1, c2 = two
+    name, k = fresh(), key()
+    f1, _ = c1.lcreate(name, k, R | H)
+
+    def unlink():
+        c2.create(name, NONE, disp=CreateDisposition.FILE_OPEN,
+                  access=A.DELETE | A.FILE_READ_ATTRIBUTES,
+                  options=CreateOptions.FILE_NON_DIRECTORY_FILE |
+                  CreateOptions.FILE_DELETE_ON_CLOSE).close()
+        return 0
+    waits_for_handle_break(c1, k, "CREATE", unlink)
     f1.close()

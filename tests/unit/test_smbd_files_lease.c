@@ -176,6 +176,84 @@ static void test_lease__key_and_oplock(void **state)
 	fx_free(f);
 }
 
+/*
+ * A directory gets R or RH; a change of an entry breaks it to none,
+ * except through the same client's open naming it as its parent.
+ */
+static void test_lease__directory(void **state)
+{
+	struct fx *f = fx_new(*state, "");
+	struct smbd_lease_req ld = lreq(1, LR | LH | LW);
+	struct smbd_lease_req lc = lreq(2, LR);
+	struct oreq dir = lopen(&ld, SMB2_FILE_OPEN_IF, false);
+	struct smbd_open *d = NULL, *c = NULL;
+	uint32_t st = 0;
+
+	assert_int_equal(smbd_lease_dir_legal(LR | LH | LW), LR | LH);
+	assert_int_equal(smbd_lease_dir_legal(LR | LW), LR);
+	assert_int_equal(smbd_lease_dir_legal(LH | LW), 0);
+	dir.options = SMB2_FILE_DIRECTORY_FILE;
+	dir.access = R;
+	d = must_open(f->tcon, "d", dir);
+	assert_true(d->lease->is_dir);
+	assert_int_equal(d->lease->state, LR | LH);
+	assert_int_equal(f->server->num_dir_leases, 1);
+	/* an entry made without a parent key */
+	c = must_open(f->tcon, "d/x", lopen(&lc, SMB2_FILE_CREATE, false));
+	smbd_lease_contend_parent(c, c->name);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	assert_lease_break(0, 1, LR | LH, 0, ACK, 12);
+	assert_status(smbd_lease_ack(f->server, ld.client_guid, ld.key, 0,
+				     &st), OK);
+	talloc_free(c);
+	/* asked again: back to RH; the same client's parent key: kept */
+	talloc_free(must_open(f->tcon, "d", dir));
+	assert_int_equal(d->lease->state, LR | LH);
+	lc.key[0] = 3;
+	lc.flags = SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET;
+	lc.parent_key[0] = 1;
+	c = must_open(f->tcon, "d/y", lopen(&lc, SMB2_FILE_CREATE, false));
+	smbd_lease_contend_parent(c, c->name);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	talloc_free(c);
+	/* the same key from another client is not the directory's */
+	lc.key[0] = 4;
+	lc.client_guid[0] = 0xC2;
+	c = must_open(f->tcon, "d/z", lopen(&lc, SMB2_FILE_CREATE, false));
+	smbd_lease_contend_parent(c, c->name);
+	assert_int_equal(rec.num_lease_breaks, 2);
+	assert_lease_break(1, 1, LR | LH, 0, ACK, 14);
+	talloc_free(c);
+	talloc_free(d);
+	assert_int_equal(f->server->num_dir_leases, 0);
+	fx_free(f);
+}
+
+/* DELETE_ON_CLOSE takes H and W in one break and waits for the ack. */
+static void test_lease__delete_on_close_waits(void **state)
+{
+	struct fx *f = fx_new(*state, "");
+	struct smbd_lease_req l1 = lreq(1, LR | LH | LW);
+	struct smbd_open *a = must_open(f->tcon, "f", lopen(&l1, 0, false));
+	struct smbd_open *b = NULL;
+	struct oreq doc = { R | SMB2_DELETE, SALL, 0,
+			    SMB2_FILE_DELETE_ON_CLOSE, LNONE, true };
+	uint32_t st = 0;
+
+	assert_status(open_on(f->tcon, "f", doc, &b), PENDING);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	assert_lease_break(0, 1, LR | LH | LW, LR, ACK, 12);
+	assert_status(smbd_lease_ack(f->server, l1.client_guid, l1.key, LR,
+				     &st), OK);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	doc.retry = true;
+	b = must_open(f->tcon, "f", doc);
+	assert_int_equal(rec.num_lease_breaks, 1);
+	talloc_free(b);
+	talloc_free(a);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +262,8 @@ int main(void)
 		T(test_lease__breaks_in_steps),
 		T(test_lease__write_contends_others),
 		T(test_lease__key_and_oplock),
+		T(test_lease__directory),
+		T(test_lease__delete_on_close_waits),
 	};
 
 	talloc_set_log_stderr();

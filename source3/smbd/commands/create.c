@@ -181,9 +181,10 @@ static NTSTATUS create_parse_durable(struct smbd_request *req,
 /*
  * RqLs (3.3.5.9.8, 3.3.5.9.11): only with OplockLevel LEASE (a durable
  * reconnect names its lease whatever the level, as smbtorture's
- * reopen1a-lease sends it), on 2.1 and later, and where oplocks are
- * allowed; a v2 context on 2.1 is read as v1.  Otherwise the context is
- * ignored and no lease is granted.
+ * reopen1a-lease sends it), on 2.1 and later unless "smb2 leases = no"
+ * (the connection's SMB2_GLOBAL_CAP_LEASING, as Samba), and where
+ * oplocks are allowed; a v2 context on 2.1 is read as v1.  Otherwise
+ * the context is ignored and no lease is granted.
  */
 static NTSTATUS create_parse_lease(struct smbd_request *req,
 				   struct create_args *a)
@@ -195,7 +196,8 @@ static NTSTATUS create_parse_lease(struct smbd_request *req,
 	struct smb2_lease l;
 	NTSTATUS status;
 
-	if (c == NULL || req->conn->dialect < SMB2_DIALECT_0210 ||
+	if (c == NULL ||
+	    !(req->conn->server_caps & SMB2_GLOBAL_CAP_LEASING) ||
 	    (a->r.requested_oplock_level != SMB2_OPLOCK_LEVEL_LEASE &&
 	     !create_is_reconnect(a)) ||
 	    !req->tcon->share->oplocks ||
@@ -473,6 +475,10 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	}
 	if (open->delete_on_close) {
 		smbd_lease_contend_handle(open);   /* others lose H */
+	}
+	if (res->action != SMB2_FILE_OPENED) {
+		/* a new or overwritten entry: its directory's leases */
+		smbd_lease_contend_parent(open, open->name);
 	}
 	a->durable_granted = smbd_durable_grant(
 		open, &a->dh, res->action,

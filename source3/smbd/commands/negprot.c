@@ -214,9 +214,18 @@ static void conn_set_limits(struct smbd_conn *conn, uint16_t dialect)
 	/* 3.1.1 may override this from the signing capabilities context */
 	conn->signing_alg = dialect >= SMB2_DIALECT_0300 ?
 		SMB2_SIGNING_AES_CMAC : SMB2_SIGNING_HMAC_SHA256;
-	/* leases from 2.1 on (MS-SMB2 3.3.5.4; files/lease.c) */
 	conn->server_caps = dialect >= SMB2_DIALECT_0210 ?
-		SMB2_GLOBAL_CAP_LARGE_MTU | SMB2_GLOBAL_CAP_LEASING : 0;
+		SMB2_GLOBAL_CAP_LARGE_MTU : 0;
+	/*
+	 * Leases from 2.1 on, directory leases from 3.0 on (MS-SMB2
+	 * 3.3.5.4; files/lease.c), unless "smb2 leases = no" (as Samba)
+	 */
+	if (dialect >= SMB2_DIALECT_0210 && conn->server->lp->g.smb2_leases) {
+		conn->server_caps |= SMB2_GLOBAL_CAP_LEASING;
+	}
+	if (dialect >= SMB2_DIALECT_0300 && conn->server->lp->g.smb2_leases) {
+		conn->server_caps |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
+	}
 }
 
 /* What VALIDATE_NEGOTIATE_INFO compares later (3.3.5.15.12). */

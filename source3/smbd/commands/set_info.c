@@ -17,6 +17,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/files/ea.h"
+#include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/files/share_mode.h"
@@ -238,6 +239,14 @@ static NTSTATUS si_delete(struct si_ctx *s, bool on, bool ignore_readonly)
 			status = NT_STATUS_CANNOT_DELETE;
 		}
 	}
+	/*
+	 * Other leases' H first, as for a rename: the delete waits for
+	 * the acks (si_wait), so their holders may close first
+	 */
+	if (NT_STATUS_IS_OK(status) && on &&
+	    smbd_lease_contend_rename(s->open) && s->req->may_go_async) {
+		return NT_STATUS_PENDING;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_set_delete_pending(s->open, on);
 	}
@@ -310,15 +319,24 @@ static NTSTATUS si_mode(struct si_ctx *s)
 
 /* ---- dispatch ---- */
 
+/* Attributes, times or size set: the directory's leases (lease.h). */
+static NTSTATUS si_entry_changed(struct si_ctx *s, NTSTATUS status)
+{
+	if (NT_STATUS_IS_OK(status)) {
+		smbd_lease_contend_parent(s->open, s->open->name);
+	}
+	return status;
+}
+
 static NTSTATUS si_file_class(struct si_ctx *s)
 {
 	switch (s->in->info_class) {
 	case SMB2_FILE_BASIC_INFORMATION:
-		return si_basic(s);
+		return si_entry_changed(s, si_basic(s));
 	case SMB2_FILE_END_OF_FILE_INFORMATION:
-		return si_eof(s);
+		return si_entry_changed(s, si_eof(s));
 	case SMB2_FILE_ALLOCATION_INFORMATION:
-		return si_allocation(s);
+		return si_entry_changed(s, si_allocation(s));
 	case SMB2_FILE_DISPOSITION_INFORMATION:
 	case SMB2_FILE_DISPOSITION_INFORMATION_EX:
 		return si_disposition(s);

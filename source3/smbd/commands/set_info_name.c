@@ -244,6 +244,9 @@ NTSTATUS si_rename(struct si_ctx *s)
 		status = sn_path_status(status);
 	}
 	if (NT_STATUS_IS_OK(status)) {
+		/* out of one directory, into another (or the same) */
+		smbd_lease_contend_parent(s->open, s->open->name);
+		smbd_lease_contend_parent(s->open, to);
 		status = smbd_file_renamed(s->open, to);
 	}
 	return status;
@@ -278,6 +281,9 @@ NTSTATUS si_link(struct si_ctx *s)
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = sn_path_status(vfs_linkat(vfs, s->open->name, to));
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		smbd_lease_contend_parent(s->open, to); /* a new entry */
 	}
 	return status;
 }

@@ -140,6 +140,7 @@ static NTSTATUS smb2_write_prepare(struct smbd_request *req,
 	}
 	/* level II holders stop caching reads (MS-FSA 2.1.4.12) */
 	smbd_oplock_contend_level2(req->open);
+	req->open->written = true;      /* its directory's leases: at close */
 	state->fh = req->open->fh;
 	state->sync = (state->w.flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
 		(req->open->create_options & SMB2_FILE_WRITE_THROUGH);

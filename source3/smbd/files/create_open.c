@@ -281,7 +281,9 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 
 /*
  * The lease a new open may have (lease.c), and no oplock next to a
- * lease with handle caching (smbtorture smb2.lease.oplock).
+ * lease with handle caching (smbtorture smb2.lease.oplock).  A
+ * directory has a lease only from a v2 context (SMB 3.x, directory
+ * leasing announced), else neither.
  */
 static void open_grant_lease(struct smbd_tcon *tcon,
 			     const struct smbd_create_params *p,
@@ -291,8 +293,8 @@ static void open_grant_lease(struct smbd_tcon *tcon,
 	bool stat_open = (p->access & ~SMBD_OPLOCK_STAT_ACCESS) == 0 &&
 		!disp_truncates(p->disposition);
 
-	if (p->lease != NULL && !S_ISDIR(out->st.stx_mode)) {
-		/* no directory leases: a directory gets neither */
+	if (p->lease != NULL &&
+	    (!S_ISDIR(out->st.stx_mode) || p->lease->version == 2)) {
 		out->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
 		out->lease_granted = true;
 		out->lease_state = smbd_lease_grant_state(
@@ -319,8 +321,17 @@ static NTSTATUS open_oplock(struct smbd_tcon *tcon,
 	    !NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION)) {
 		return status;
 	}
+	/*
+	 * Going to delete it: other leases lose H and the open waits for
+	 * the acks (as a rename does), so their holders may close first
+	 */
+	if (NT_STATUS_IS_OK(status) &&
+	    (p->options & SMB2_FILE_DELETE_ON_CLOSE)) {
+		lease_wait = smbd_lease_contend_delete(server, &out->st,
+						       p->lease);
+	}
 	/* leases of other opens first, then oplocks: one pass of breaks */
-	lease_wait = smbd_lease_contend_open(
+	lease_wait |= smbd_lease_contend_open(
 		server, &out->st, p->access, disp_truncates(p->disposition),
 		NT_STATUS_EQUAL(status, NT_STATUS_SHARING_VIOLATION),
 		p->lease, p->retry);

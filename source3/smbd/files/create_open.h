@@ -44,7 +44,7 @@ struct smbd_create_result {
 	struct statx st;
 	uint32_t action;                /* SMB2_FILE_OPENED ... */
 	uint8_t oplock_level;           /* granted */
-	bool lease_granted;             /* p->lease on a file */
+	bool lease_granted;             /* p->lease (v2 on a directory) */
 	uint32_t lease_state;           /* what it may hold */
 	/* the name as on disk when it differs from p->path (casefold.c) */
 	const char *path;

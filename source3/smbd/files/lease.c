@@ -7,6 +7,7 @@
  * (H when the share modes refuse it, so they may close; R and H too
  * when it truncates), a write or lock takes R, a rename or delete H.
  */
+#include <fcntl.h>
 #include <string.h>
 #include <strings.h>
 #include "lib/param/param.h"
@@ -23,6 +24,12 @@ uint32_t smbd_lease_legal(uint32_t requested)
 
 	/* no W alone, no H without R (MS-SMB2 3.3.5.9.8) */
 	return (s & SMBD_LEASE_R) ? s : 0;
+}
+
+uint32_t smbd_lease_dir_legal(uint32_t requested)
+{
+	/* a directory's contents are not written through a handle */
+	return smbd_lease_legal(requested) & ~SMBD_LEASE_W;
 }
 
 static bool key_equal(const struct smbd_lease *l, const uint8_t guid[16],
@@ -278,7 +285,8 @@ uint32_t smbd_lease_grant_state(struct smbd_server *server,
 				bool stat_open, bool level2)
 {
 	struct smbd_file *f = stat_open ? NULL : smbd_file_find(server, st);
-	uint32_t g = smbd_lease_legal(req->state);
+	uint32_t g = S_ISDIR(st->stx_mode) ? smbd_lease_dir_legal(req->state) :
+		smbd_lease_legal(req->state);
 	const struct smbd_open *o = NULL;
 
 	/*
@@ -343,21 +351,90 @@ void smbd_lease_contend_handle(struct smbd_open *open)
 	}
 }
 
-bool smbd_lease_contend_rename(struct smbd_open *open)
+/*
+ * take (H, and W too) from every lease of f but the changer's own (own,
+ * or the lease of own_req), in one break; true: one of them owes the
+ * acknowledgment for H.
+ */
+static bool contend_handle_wait(struct smbd_file *f, uint32_t take,
+				const struct smbd_lease *own,
+				const struct smbd_lease_req *own_req)
 {
 	struct smbd_open *o = NULL;
+	bool wait = false;
 
-	smbd_lease_contend_handle(open);
-	for (o = open->file != NULL ? open->file->opens : NULL; o != NULL;
-	     o = o->file_next) {
+	for (o = f != NULL ? f->opens : NULL; o != NULL; o = o->file_next) {
 		struct smbd_lease *l = o->lease;
 
-		if (l != NULL && l != open->lease && l->breaking &&
-		    (l->state & SMBD_LEASE_H)) {
-			return true;
+		if (l == NULL || l == own || smbd_lease_is(l, own_req)) {
+			continue;
+		}
+		if (l->state & SMBD_LEASE_H) {
+			smbd_lease_break(l, l->state & ~take);
+		}
+		wait |= l->breaking && (l->state & SMBD_LEASE_H);
+	}
+	return wait;
+}
+
+bool smbd_lease_contend_rename(struct smbd_open *open)
+{
+	return contend_handle_wait(open->file, SMBD_LEASE_H, open->lease,
+				   NULL);
+}
+
+bool smbd_lease_contend_delete(struct smbd_server *server,
+			       const struct statx *st,
+			       const struct smbd_lease_req *own)
+{
+	/* the open is not a stat open: W goes too (contend_open) */
+	return contend_handle_wait(smbd_file_find(server, st),
+				   SMBD_LEASE_H | SMBD_LEASE_W, NULL, own);
+}
+
+/* ---- directory leases: changes inside a directory ---- */
+
+/* Did the change come from the client that leases the directory itself? */
+static bool lease_is_parent(const struct smbd_lease *dir,
+			    const struct smbd_lease *by)
+{
+	return by != NULL && by->has_parent &&
+	       key_equal(dir, by->client_guid, by->parent_key);
+}
+
+void smbd_lease_contend_parent(struct smbd_open *open, const char *path)
+{
+	struct smbd_server *server = open->server;
+	const char *slash = strrchr(path, '/');
+	struct vfs_fh *fh = NULL;
+	struct smbd_file *f = NULL;
+	struct smbd_open *o = NULL;
+	struct statx st;
+	char *dir = NULL;
+
+	if (server->num_dir_leases == 0 || server->shutting_down ||
+	    open->fh == NULL || path[0] == '\0') {
+		return;                 /* the share root: no directory above */
+	}
+	dir = talloc_strndup(open, path,
+			     slash != NULL ? (size_t)(slash - path) : 0);
+	if (dir == NULL ||
+	    !NT_STATUS_IS_OK(vfs_openat(dir, open->fh->vfs, dir,
+					O_PATH | O_DIRECTORY, &fh, &st))) {
+		/* gone with its directory, or out of memory: no lease */
+		talloc_free(dir);
+		return;
+	}
+	f = smbd_file_find(server, &st);
+	for (o = f != NULL ? f->opens : NULL; o != NULL; o = o->file_next) {
+		struct smbd_lease *l = o->lease;
+
+		if (l != NULL && l->is_dir && l->state != 0 &&
+		    !lease_is_parent(l, open->lease)) {
+			smbd_lease_break(l, 0);
 		}
 	}
-	return false;
+	talloc_free(dir);
 }
 
 /* ---- the table ---- */
@@ -365,6 +442,9 @@ bool smbd_lease_contend_rename(struct smbd_open *open)
 static int lease_destructor(struct smbd_lease *l)
 {
 	DLIST_REMOVE_SIMPLE(l->server->leases, l);
+	if (l->is_dir) {
+		l->server->num_dir_leases--;
+	}
 	return 0;
 }
 
@@ -391,6 +471,10 @@ static struct smbd_lease *lease_new(struct smbd_open *open,
 	/* 3.3.5.9.11: a new lease's epoch is the client's plus one */
 	l->epoch = req->epoch + 1;
 	l->state = granted;
+	l->is_dir = open->is_dir;
+	if (l->is_dir) {
+		server->num_dir_leases++;
+	}
 	DLIST_ADD_SIMPLE(server->leases, l);
 	talloc_set_destructor(l, lease_destructor);
 	return l;
@@ -402,6 +486,9 @@ NTSTATUS smbd_lease_attach(struct smbd_open *open,
 {
 	struct smbd_lease *l = smbd_lease_find(open->server,
 					       req->client_guid, req->key);
+	/* what a directory is asked for is what it may have (no W) */
+	uint32_t want = open->is_dir ? smbd_lease_dir_legal(req->state) :
+		req->state;
 
 	if (l == NULL) {
 		l = lease_new(open, req, granted);
@@ -410,9 +497,8 @@ NTSTATUS smbd_lease_attach(struct smbd_open *open,
 		}
 	} else if (l->file != open->file) {
 		return NT_STATUS_INVALID_PARAMETER;     /* one key, one file */
-	} else if ((l->state & req->state) == l->state &&
-		   granted != l->state && granted == req->state &&
-		   !l->breaking) {
+	} else if ((l->state & want) == l->state &&
+		   granted != l->state && granted == want && !l->breaking) {
 		/* a strict upgrade that nothing else keeps back */
 		l->state = granted;
 		l->epoch++;

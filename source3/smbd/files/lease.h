@@ -15,6 +15,14 @@
  * the lease keeps its state and remembers the lowest state asked for
  * since (to_required): the acknowledgment may have to be followed by a
  * second break, taken in steps (RH -> R -> none) as Windows does.
+ *
+ * Directory leases (SMB 3.x, a v2 context): R or RH, never W.  The
+ * directory's own opens break them as a file's (H on a rename, a delete
+ * or a sharing violation, waited for); a change of an entry inside it
+ * (created, overwritten, deleted, renamed in or out, linked, its
+ * attributes, times or size set, or written and closed) breaks them to
+ * none without waiting (MS-SMB2 3.3.1.4), except the lease of the
+ * client whose open names it as its ParentLeaseKey.
  */
 #ifndef RINGSMB_SMBD_LEASE_H
 #define RINGSMB_SMBD_LEASE_H
@@ -58,6 +66,7 @@ struct smbd_lease {
 	uint8_t key[SMB2_LEASE_KEY_SIZE];
 	uint8_t parent_key[SMB2_LEASE_KEY_SIZE];
 	bool has_parent;
+	bool is_dir;                    /* a directory lease */
 	uint16_t version;               /* of the CREATE that made it */
 	uint16_t epoch;
 	uint32_t state;
@@ -71,6 +80,9 @@ struct smbd_lease {
 
 /* The lease state a request may be granted at all: R, RH, RW, RWH or 0. */
 uint32_t smbd_lease_legal(uint32_t requested);
+
+/* What a directory may be granted of what was asked: R, RH or 0. */
+uint32_t smbd_lease_dir_legal(uint32_t requested);
 
 /* The lease of this client and key, or NULL. */
 struct smbd_lease *smbd_lease_find(struct smbd_server *server,
@@ -148,11 +160,20 @@ void smbd_lease_contend_level2(struct smbd_open *open);
 void smbd_lease_contend_handle(struct smbd_open *open);
 
 /*
- * A rename through open, before it is done: the other leases lose H as
- * above.  true: one of them owes an acknowledgment for H; the rename
- * should wait for it (smbtorture smb2.lease.rename_wait).
+ * A rename, or a delete-pending set, through open, before it is done:
+ * the other leases lose H as above.  true: one of them owes an
+ * acknowledgment for H; the rename or delete should wait for it
+ * (smbtorture smb2.lease.rename_wait).
  */
 bool smbd_lease_contend_rename(struct smbd_open *open);
+
+/*
+ * The same for a CREATE with DELETE_ON_CLOSE of file st, before it
+ * opens (own: its lease request, or NULL): true, it should wait.
+ */
+bool smbd_lease_contend_delete(struct smbd_server *server,
+			       const struct statx *st,
+			       const struct smbd_lease_req *own);
 
 /*
  * The client's Lease Break Acknowledgment (3.3.5.22.2): the lease of
@@ -164,6 +185,15 @@ NTSTATUS smbd_lease_ack(struct smbd_server *server,
 			const uint8_t client_guid[16],
 			const uint8_t key[SMB2_LEASE_KEY_SIZE],
 			uint32_t ack_state, uint32_t *state);
+
+/*
+ * The entry path (share-relative, on open's share) of a directory was
+ * added, removed or changed through open: the leases of that directory
+ * are broken to none, none waited for, except the one open's lease
+ * names as its parent (same client, ParentLeaseKey).  Free when no
+ * directory has a lease; otherwise one O_PATH open of the directory.
+ */
+void smbd_lease_contend_parent(struct smbd_open *open, const char *path);
 
 /* The response context of open's lease (2.2.14.2.10, 2.2.14.2.11). */
 void smbd_lease_response(const struct smbd_lease *l, struct smb2_lease *out);

@@ -244,6 +244,10 @@ void smbd_file_detach(struct smbd_open *open)
 	 * file's opens (commands/lock.c), and this one is closing.
 	 */
 	brl_owner_gone(f->brl, open);
+	/* written through, or about to go: its directory's leases break */
+	if (open->written || (f->delete_pending && f->num_opens == 1)) {
+		smbd_lease_contend_parent(open, open->name);
+	}
 	/* a CREATE waiting for this open's oplock break looks again */
 	smbd_oplock_open_gone(open, f);
 	if (--f->num_opens > 0) {
