@@ -23,38 +23,31 @@
 #define POSIX_ACL_HDR		4
 #define POSIX_ACL_ENTRY		8
 
-static NTSTATUS sha256(const uint8_t *p, size_t n,
-		       uint8_t hash[XATTR_NTACL_HASH_SIZE])
+/* SHA-256 of a blob a push made on no context (status its result). */
+static NTSTATUS sha256_and_free(NTSTATUS status, uint8_t *blob, size_t n,
+				uint8_t hash[XATTR_NTACL_HASH_SIZE])
 {
 	memset(hash, 0, XATTR_NTACL_HASH_SIZE);
-	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, p, n, hash) < 0) {
-		return NT_STATUS_INTERNAL_ERROR;
+	if (NT_STATUS_IS_OK(status) &&
+	    gnutls_hash_fast(GNUTLS_DIG_SHA256, blob, n, hash) < 0) {
+		status = NT_STATUS_INTERNAL_ERROR;
 	}
-	return NT_STATUS_OK;
+	TALLOC_FREE(blob);
+	return status;
 }
 
 NTSTATUS xattr_ntacl_sd_hash(const uint8_t *sd, size_t sd_len,
 			     uint8_t hash[XATTR_NTACL_HASH_SIZE])
 {
-	TALLOC_CTX *tmp = talloc_new(NULL);
 	struct xattr_ntacl x = {
 		.version = 3, .sd = sd, .sd_len = sd_len,
 		.hash_type = XATTR_NTACL_HASH_SHA256,
 	};
 	uint8_t *blob = NULL;
 	size_t n = 0;
-	NTSTATUS status;
+	NTSTATUS status = xattr_ntacl_push(NULL, &x, &blob, &n);
 
-	memset(hash, 0, XATTR_NTACL_HASH_SIZE);
-	if (tmp == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	status = xattr_ntacl_push(tmp, &x, &blob, &n);
-	if (NT_STATUS_IS_OK(status)) {
-		status = sha256(blob, n, hash);
-	}
-	talloc_free(tmp);
-	return status;
+	return sha256_and_free(status, blob, n, hash);
 }
 
 /* Linux tag -> Samba's smb_acl_tag_t; 0 for none */
@@ -132,7 +125,8 @@ static bool push_acl(struct ndr_push *w, const struct xattr_posix_acl *a)
 	for (i = 0; i < a->count; i++) {
 		const struct xattr_posix_ace *e = &a->aces[i];
 
-		if (e->tag < XATTR_SMB_ACL_USER || e->tag > XATTR_SMB_ACL_MASK) {
+		if (e->tag < XATTR_SMB_ACL_USER ||
+		    e->tag > XATTR_SMB_ACL_MASK) {
 			return false;
 		}
 		ndr_push_align(w, 8);
@@ -183,22 +177,12 @@ NTSTATUS xattr_ntacl_sys_acl_hash(const struct xattr_posix_acl *access,
 				  uint32_t uid, uint32_t gid, uint32_t mode,
 				  uint8_t hash[XATTR_NTACL_HASH_SIZE])
 {
-	TALLOC_CTX *tmp = talloc_new(NULL);
 	uint8_t *blob = NULL;
 	size_t n = 0;
-	NTSTATUS status;
+	NTSTATUS status = xattr_ntacl_sys_acl_blob(NULL, access, dflt, uid,
+						   gid, mode, &blob, &n);
 
-	memset(hash, 0, XATTR_NTACL_HASH_SIZE);
-	if (tmp == NULL) {
-		return NT_STATUS_NO_MEMORY;
-	}
-	status = xattr_ntacl_sys_acl_blob(tmp, access, dflt, uid, gid, mode,
-					  &blob, &n);
-	if (NT_STATUS_IS_OK(status)) {
-		status = sha256(blob, n, hash);
-	}
-	talloc_free(tmp);
-	return status;
+	return sha256_and_free(status, blob, n, hash);
 }
 
 enum xattr_ntacl_verdict xattr_ntacl_verdict(const struct xattr_ntacl *x,

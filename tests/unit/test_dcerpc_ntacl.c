@@ -290,8 +290,8 @@ static void test_ntacl__smbd_fields(void **state)
 	talloc_free(t);
 }
 
-/* The descriptor smbcacls left on file.txt, read as a client would. */
-static void test_ntacl__smbd_file_sd(void **state)
+/* The descriptors smbcacls left, read as a client would. */
+static void test_ntacl__smbd_sd(void **state)
 {
 	TALLOC_CTX *t = talloc_new(*state);
 	struct smb2_secdesc sd;
@@ -314,19 +314,11 @@ static void test_ntacl__smbd_file_sd(void **state)
 	assert_sid(&sd.aces[2].sid, 5, 1, 11);
 	assert_int_equal(sd.aces[4].mask, 0x1f01ff);
 	assert_sid(&sd.aces[4].sid, 5, 5, MACHINE_SID, 1000);
-	talloc_free(t);
-}
 
-/*
- * smbcacls -S builds its DACL with AclRevision 3, and Samba stores it as
- * it came: the codec keeps it (lib/smb2's SD parser refuses it).
- */
-static void test_ntacl__smbcacls_acl_revision(void **state)
-{
-	TALLOC_CTX *t = talloc_new(*state);
-	struct smb2_secdesc sd;
-	struct xattr_ntacl x;
-
+	/*
+	 * smbcacls -S builds its DACL with AclRevision 3 and Samba stores
+	 * it as it came: the codec keeps it, lib/smb2's SD parser refuses it.
+	 */
 	pull_ok(t, smbd_f2, &x);
 	assert_int_equal(x.sd[pull_le32(x.sd + 16)], 3);
 	assert_true(NT_STATUS_EQUAL(smb2_secdesc_pull(t, x.sd, x.sd_len, &sd),
@@ -517,34 +509,50 @@ static void test_ntacl__sys_acl_bad_tag(void **state)
 	talloc_free(t);
 }
 
+enum now { NOW_NONE, NOW_OTHER, NOW_STORED };
+
+struct verdict_row {
+	const char *value;
+	bool ignore_system_acls;
+	bool hash_type_none;
+	enum now now;                   /* the file's sys_acl_hash now */
+	enum xattr_ntacl_verdict want;
+};
+
 /* Samba 4.17's validate_nt_acl_blob, step by step. */
 static void test_ntacl__verdict(void **state)
 {
+	static const struct verdict_row rows[] = {
+		{ py_v1, false, false, NOW_NONE, XATTR_NTACL_USE_STORED },
+		{ py_v2, false, false, NOW_OTHER, XATTR_NTACL_USE_STORED },
+		{ py_v3, false, false, NOW_NONE, XATTR_NTACL_CHECK_SD_HASH },
+		{ py_v3, true, false, NOW_NONE, XATTR_NTACL_USE_STORED },
+		{ py_v3, false, true, NOW_NONE, XATTR_NTACL_USE_FS },
+		{ smbd_file, false, false, NOW_OTHER,
+		  XATTR_NTACL_CHECK_SD_HASH },
+		{ smbd_file, false, false, NOW_NONE,
+		  XATTR_NTACL_CHECK_SD_HASH },
+		{ smbd_file, false, false, NOW_STORED, XATTR_NTACL_USE_STORED },
+		{ smbd_file, true, true, NOW_OTHER, XATTR_NTACL_USE_STORED },
+	};
 	TALLOC_CTX *t = talloc_new(*state);
 	uint8_t other[XATTR_NTACL_HASH_SIZE] = { 1 };
-	struct xattr_ntacl x;
+	size_t i;
 
-	pull_ok(t, py_v1, &x);
-	assert_int_equal(xattr_ntacl_verdict(&x, false, NULL),
-			 XATTR_NTACL_USE_STORED);
-	pull_ok(t, py_v2, &x);
-	assert_int_equal(xattr_ntacl_verdict(&x, false, other),
-			 XATTR_NTACL_USE_STORED);
-	pull_ok(t, py_v3, &x);
-	assert_int_equal(xattr_ntacl_verdict(&x, false, NULL),
-			 XATTR_NTACL_CHECK_SD_HASH);
-	assert_int_equal(xattr_ntacl_verdict(&x, true, NULL),
-			 XATTR_NTACL_USE_STORED);
-	x.hash_type = XATTR_NTACL_HASH_NONE;
-	assert_int_equal(xattr_ntacl_verdict(&x, false, NULL),
-			 XATTR_NTACL_USE_FS);
-	pull_ok(t, smbd_file, &x);
-	assert_int_equal(xattr_ntacl_verdict(&x, false, other),
-			 XATTR_NTACL_CHECK_SD_HASH);
-	assert_int_equal(xattr_ntacl_verdict(&x, false, NULL),
-			 XATTR_NTACL_CHECK_SD_HASH);
-	assert_int_equal(xattr_ntacl_verdict(&x, false, x.sys_acl_hash),
-			 XATTR_NTACL_USE_STORED);
+	for (i = 0; i < N_OF(rows); i++) {
+		const struct verdict_row *r = &rows[i];
+		struct xattr_ntacl x;
+		const uint8_t *now = NULL;
+
+		pull_ok(t, r->value, &x);
+		if (r->hash_type_none) {
+			x.hash_type = XATTR_NTACL_HASH_NONE;
+		}
+		now = r->now == NOW_OTHER ? other :
+		      r->now == NOW_STORED ? x.sys_acl_hash : NULL;
+		assert_int_equal(xattr_ntacl_verdict(&x, r->ignore_system_acls,
+						     now), r->want);
+	}
 	talloc_free(t);
 }
 
@@ -751,8 +759,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_ntacl__push_is_samba_bytes),
 		T(test_ntacl__smbd_fields),
-		T(test_ntacl__smbd_file_sd),
-		T(test_ntacl__smbcacls_acl_revision),
+		T(test_ntacl__smbd_sd),
 		T(test_ntacl__python_sd),
 		T(test_ntacl__python_fields),
 		T(test_ntacl__sd_hash),
