@@ -95,8 +95,8 @@ NTSTATUS xattr_ntacl_push(TALLOC_CTX *mem_ctx, const struct xattr_ntacl *in,
 
 /*
  * Whether sd (len bytes, self-relative) is a descriptor Samba's NDR
- * reads as a plain self-relative reader would: each part offset 0 or
- * 4-aligned, past the 20-byte header and inside; SIDs of revision 1
+ * reads, and reads as any self-relative reader would: each part offset
+ * 0 or 4-aligned, past the 20-byte header and inside; SIDs of revision 1
  * with at most 15 sub-authorities; ACLs whose AclSize fits, with at
  * most XATTR_NTACL_MAX_ACES ACEs (AceCount and Sbz2 read as one u32, as
  * Samba does), each ACE 4-aligned in size and holding its object part

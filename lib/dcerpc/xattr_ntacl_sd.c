@@ -2,12 +2,15 @@
  * The security descriptor inside security.NTACL, as Samba's NDR reads
  * security_descriptor (librpc/idl/security.idl, ndr_sec_helper.c): a
  * 20-byte header (revision u8, Sbz1 u8, control u16, four u32 part
- * offsets), then the parts.  Where Samba's reading differs from a plain
- * self-relative reader (a misaligned part or ACE read from the next
- * 4-aligned byte, ACEs past AclSize, any SID or ACL revision) the value
- * is refused: Samba never writes one, and what the bytes mean would
- * depend on who reads them.  MS-DTYP 2.4.2.2 (SID), 2.4.4 (ACEs), 2.4.5
- * (ACL), 2.4.6 (SD).
+ * offsets), then the parts.  Two things Samba 4.17's smbd reads but no
+ * writer produces are refused, so that the SD handed out is one any
+ * self-relative reader takes: a part offset that is not 4-aligned (smbd
+ * reads at it) and ACEs past AclSize (smbd ignores AclSize).  An AceSize
+ * that is not a multiple of 4 smbd refuses too.  Revisions are not
+ * checked, as Samba does not check them, except a SID's (1, as lib/smb2's
+ * SID parser wants; smbd reads any).  What smbd answered for each:
+ * docs/vfs.md.  MS-DTYP 2.4.2.2 (SID), 2.4.4 (ACEs), 2.4.5 (ACL), 2.4.6
+ * (SD).
  */
 #include "lib/dcerpc/xattr_ntacl.h"
 #include "lib/smb2/eainfo.h"
