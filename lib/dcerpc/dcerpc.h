@@ -302,7 +302,17 @@ uint8_t ndr_pull_u8(struct ndr_pull *c);
 uint16_t ndr_pull_u16(struct ndr_pull *c);
 uint32_t ndr_pull_u32(struct ndr_pull *c);
 uint64_t ndr_pull_u64(struct ndr_pull *c);
+/* Samba's udlong (NTTIME): two u32, low first, aligned to 4, not 8. */
+uint64_t ndr_pull_udlong(struct ndr_pull *c);
+/*
+ * Samba's utf8string (STR_UTF8|STR_NULLTERM): bytes up to a NUL, or the
+ * rest without one; at least one byte.  *s points into the stub, *len
+ * excludes the NUL.  Not aligned; the bytes are not checked as UTF-8.
+ */
+void ndr_pull_utf8z(struct ndr_pull *c, const uint8_t **s, size_t *len);
 void ndr_pull_uuid(struct ndr_pull *c, struct dcerpc_uuid *out);
+/* n bytes, not aligned: NULL (and bad) when they are not all there. */
+const uint8_t *ndr_pull_bytes(struct ndr_pull *c, size_t n);
 /*
  * A unique or full pointer's referent id: false for NULL (id 0), true
  * when a referent follows (deferred, where the caller's type says).
@@ -339,6 +349,7 @@ void ndr_push_u16(struct ndr_push *w, uint16_t v);
 void ndr_push_u32(struct ndr_push *w, uint32_t v);
 void ndr_push_u64(struct ndr_push *w, uint64_t v);
 void ndr_push_bytes(struct ndr_push *w, const void *p, size_t n);
+void ndr_push_udlong(struct ndr_push *w, uint64_t v);
 void ndr_push_uuid(struct ndr_push *w, const struct dcerpc_uuid *u);
 /* A referent id (0x00020000, +4 each, as Windows numbers them) or 0. */
 void ndr_push_unique_ptr(struct ndr_push *w, bool present);

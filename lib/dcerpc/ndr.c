@@ -31,6 +31,11 @@ static const uint8_t *pull_bytes(struct ndr_pull *c, size_t n)
 	return r;
 }
 
+const uint8_t *ndr_pull_bytes(struct ndr_pull *c, size_t n)
+{
+	return pull_bytes(c, n);
+}
+
 /* a is 1, 2, 4 or 8; the padding must be inside the stub. */
 void ndr_pull_align(struct ndr_pull *c, size_t a)
 {
@@ -69,6 +74,30 @@ uint64_t ndr_pull_u64(struct ndr_pull *c)
 	ndr_pull_align(c, 8);
 	p = pull_bytes(c, 8);
 	return p == NULL ? 0 : pull_le64(p);
+}
+
+uint64_t ndr_pull_udlong(struct ndr_pull *c)
+{
+	uint64_t lo = ndr_pull_u32(c);
+
+	return lo | (uint64_t)ndr_pull_u32(c) << 32;
+}
+
+void ndr_pull_utf8z(struct ndr_pull *c, const uint8_t **s, size_t *len)
+{
+	const uint8_t *end = NULL;
+	size_t left = c->bad ? 0 : c->len - c->ofs;
+
+	*s = NULL;
+	*len = 0;
+	if (left == 0) {
+		c->bad = true;
+		return;
+	}
+	*s = c->p + c->ofs;
+	end = memchr(*s, '\0', left);
+	*len = end != NULL ? (size_t)(end - *s) : left;
+	c->ofs += end != NULL ? *len + 1 : left;
 }
 
 /* A GUID is a struct aligned to its largest member, 4. */
@@ -221,6 +250,12 @@ void ndr_push_u64(struct ndr_push *w, uint64_t v)
 	if (q != NULL) {
 		push_le64(q, v);
 	}
+}
+
+void ndr_push_udlong(struct ndr_push *w, uint64_t v)
+{
+	ndr_push_u32(w, (uint32_t)v);
+	ndr_push_u32(w, (uint32_t)(v >> 32));
 }
 
 void ndr_push_uuid(struct ndr_push *w, const struct dcerpc_uuid *u)

@@ -17,14 +17,6 @@
 /* "0x" + 8 hex digits */
 #define DA_HEX_MAX	10
 
-/* NDR udlong: two u32, low first, aligned to 4 (not 8 as a hyper). */
-static uint64_t pull_udlong(struct ndr_pull *c)
-{
-	uint64_t lo = ndr_pull_u32(c);
-
-	return lo | (uint64_t)ndr_pull_u32(c) << 32;
-}
-
 /*
  * The hex-only form, as Samba's sscanf("%x") reads it: an optional 0x,
  * hex digits up to the first other character, the value cut to 32 bits
@@ -53,30 +45,18 @@ static void pull_info1(struct ndr_pull *c, struct xattr_dosattrib *x)
 {
 	x->attrib = ndr_pull_u32(c);
 	x->ea_size = ndr_pull_u32(c);
-	x->size = pull_udlong(c);
-	x->alloc_size = pull_udlong(c);
-	x->create_time = pull_udlong(c);
-	x->change_time = pull_udlong(c);
+	x->size = ndr_pull_udlong(c);
+	x->alloc_size = ndr_pull_udlong(c);
+	x->create_time = ndr_pull_udlong(c);
+	x->change_time = ndr_pull_udlong(c);
 }
 
 static void pull_info2(struct ndr_pull *c, struct xattr_dosattrib *x)
 {
-	const uint8_t *end = NULL;
-	size_t left = 0;
-
 	x->flags = ndr_pull_u32(c);
 	pull_info1(c, x);
-	x->write_time = pull_udlong(c);
-	/* utf8string: up to a NUL, or the rest; at least one byte */
-	left = c->bad ? 0 : c->len - c->ofs;
-	if (left == 0) {
-		c->bad = true;
-		return;
-	}
-	x->name = c->p + c->ofs;
-	end = memchr(x->name, '\0', left);
-	x->name_len = end != NULL ? (size_t)(end - x->name) : left;
-	c->ofs += end != NULL ? x->name_len + 1 : left;
+	x->write_time = ndr_pull_udlong(c);
+	ndr_pull_utf8z(c, &x->name, &x->name_len);
 }
 
 static void pull_info(struct ndr_pull *c, struct xattr_dosattrib *x)
@@ -96,13 +76,13 @@ static void pull_info(struct ndr_pull *c, struct xattr_dosattrib *x)
 	case 4:
 		x->valid_flags = ndr_pull_u32(c);
 		x->attrib = ndr_pull_u32(c);
-		x->itime = pull_udlong(c);
-		x->create_time = pull_udlong(c);
+		x->itime = ndr_pull_udlong(c);
+		x->create_time = ndr_pull_udlong(c);
 		break;
 	case 5:
 		x->valid_flags = ndr_pull_u32(c);
 		x->attrib = ndr_pull_u32(c);
-		x->create_time = pull_udlong(c);
+		x->create_time = ndr_pull_udlong(c);
 		break;
 	default:
 		c->bad = true;

@@ -6,25 +6,6 @@
 #include <string.h>
 #include "tests/unit/crypto_test_util.h"
 
-uint8_t *unhex(TALLOC_CTX *ctx, const char *hex, size_t *len)
-{
-	size_t n = strlen(hex) / 2;
-	uint8_t *out = talloc_size(ctx, n == 0 ? 1 : n);
-	size_t i = 0;
-
-	assert_non_null(out);
-	assert_int_equal(strlen(hex) % 2, 0);
-	for (i = 0; i < n; i++) {
-		char b[3] = { hex[2 * i], hex[2 * i + 1], 0 };
-
-		out[i] = (uint8_t)strtoul(b, NULL, 16);
-	}
-	if (len != NULL) {
-		*len = n;
-	}
-	return out;
-}
-
 void assert_hex(const uint8_t *got, const char *hex)
 {
 	uint8_t *want = NULL;

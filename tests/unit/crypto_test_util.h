@@ -23,8 +23,6 @@
 
 #include "tests/unit/unit.h"
 
-/* The bytes of a hex string (even length), on ctx. */
-uint8_t *unhex(TALLOC_CTX *ctx, const char *hex, size_t *len);
 /* got starts with the bytes of hex. */
 void assert_hex(const uint8_t *got, const char *hex);
 

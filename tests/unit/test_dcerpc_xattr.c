@@ -75,7 +75,7 @@ static const struct vec vecs[] = {
 	{ "hex_only", "3078323200", XATTR_DOSATTRIB_HEX_ONLY, 0, 0x22, 0, 0 },
 };
 
-static size_t unhex(const char *hex, uint8_t *out, size_t max)
+static size_t unhex_into(const char *hex, uint8_t *out, size_t max)
 {
 	size_t n = strlen(hex) / 2;
 	size_t i;
@@ -111,7 +111,7 @@ static void test_dosattrib__samba_vectors(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
 		uint8_t b[XATTR_DOSATTRIB_SIZE_MAX];
-		size_t n = unhex(vecs[i].hex, b, sizeof(b));
+		size_t n = unhex_into(vecs[i].hex, b, sizeof(b));
 		struct xattr_dosattrib x;
 		uint8_t *g = guard_dup(b, n);
 
@@ -127,20 +127,20 @@ static void test_dosattrib__old_fields(void **state)
 {
 	uint8_t b[XATTR_DOSATTRIB_SIZE_MAX];
 	struct xattr_dosattrib x;
-	size_t n = unhex(vecs[5].hex, b, sizeof(b));
+	size_t n = unhex_into(vecs[5].hex, b, sizeof(b));
 
 	(void)state;
 	assert_true(NT_STATUS_IS_OK(xattr_dosattrib_pull(b, n, &x)));
 	assert_int_equal(x.size, 100);
 	assert_int_equal(x.alloc_size, 4096);
 	assert_int_equal(x.change_time, CT + 5);
-	n = unhex(vecs[6].hex, b, sizeof(b));
+	n = unhex_into(vecs[6].hex, b, sizeof(b));
 	assert_true(NT_STATUS_IS_OK(xattr_dosattrib_pull(b, n, &x)));
 	assert_int_equal(x.size, 7);
 	assert_int_equal(x.write_time, CT + 9);
 	assert_int_equal(x.name_len, 8);
 	assert_memory_equal(x.name, "name.txt", 8);
-	n = unhex(vecs[10].hex, b, sizeof(b));
+	n = unhex_into(vecs[10].hex, b, sizeof(b));
 	assert_true(NT_STATUS_IS_OK(xattr_dosattrib_pull(b, n, &x)));
 	assert_int_equal(x.itime, CT + 1000);
 }
@@ -154,7 +154,7 @@ static void test_dosattrib__push_is_samba_bytes(void **state)
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
 		uint8_t b[XATTR_DOSATTRIB_SIZE_MAX];
 		uint8_t out[XATTR_DOSATTRIB_SIZE_MAX];
-		size_t n = unhex(vecs[i].hex, b, sizeof(b));
+		size_t n = unhex_into(vecs[i].hex, b, sizeof(b));
 		struct xattr_dosattrib x;
 
 		print_message("%s\n", vecs[i].name);
@@ -178,7 +178,7 @@ static void test_dosattrib__push_v5(void **state)
 	size_t i;
 
 	(void)state;
-	unhex(vecs[1].hex, want, sizeof(want));
+	unhex_into(vecs[1].hex, want, sizeof(want));
 	assert_int_equal(xattr_dosattrib_push(&x, out, sizeof(out)),
 			 XATTR_DOSATTRIB_V5_SIZE);
 	assert_memory_equal(out, want, sizeof(want));
@@ -221,7 +221,7 @@ static void test_dosattrib__truncations(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
 		uint8_t b[XATTR_DOSATTRIB_SIZE_MAX];
-		size_t n = unhex(vecs[i].hex, b, sizeof(b));
+		size_t n = unhex_into(vecs[i].hex, b, sizeof(b));
 		size_t hex_end = strlen((const char *)b) + 1;
 
 		for (k = 0; k < n; k++) {

@@ -1,7 +1,8 @@
 /*
- * Shared helpers for the cmocka unit tests: guard-page buffers and a
- * talloc leak check.
+ * Shared helpers for the cmocka unit tests: guard-page buffers, hex
+ * vectors and a talloc leak check.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -40,6 +41,25 @@ void guard_free(uint8_t *p)
 
 	memcpy(&hdr, p - sizeof(hdr), sizeof(hdr));
 	munmap(hdr.base, hdr.maplen);
+}
+
+uint8_t *unhex(TALLOC_CTX *ctx, const char *hex, size_t *len)
+{
+	size_t n = strlen(hex) / 2;
+	uint8_t *out = talloc_size(ctx, n == 0 ? 1 : n);
+	size_t i = 0;
+
+	assert_non_null(out);
+	assert_int_equal(strlen(hex) % 2, 0);
+	for (i = 0; i < n; i++) {
+		char b[3] = { hex[2 * i], hex[2 * i + 1], 0 };
+
+		out[i] = (uint8_t)strtoul(b, NULL, 16);
+	}
+	if (len != NULL) {
+		*len = n;
+	}
+	return out;
 }
 
 int unit_setup(void **state)

@@ -19,6 +19,9 @@
 uint8_t *guard_dup(const void *buf, size_t len);
 void guard_free(uint8_t *p);
 
+/* The bytes of a hex string (even length), on ctx; *len if not NULL. */
+uint8_t *unhex(TALLOC_CTX *ctx, const char *hex, size_t *len);
+
 /*
  * Per-test talloc context with a leak check: use unit_setup/unit_teardown
  * as cmocka setup/teardown, and *state is the TALLOC_CTX.  Teardown fails
