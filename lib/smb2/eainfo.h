@@ -149,7 +149,7 @@ NTSTATUS smb2_secdesc_push(TALLOC_CTX *mem_ctx, const struct smb2_secdesc *sd,
  * Parses a self-relative SD of len bytes into *sd, SIDs and ACEs on
  * mem_ctx.  Every part the header points to must lie inside the buffer
  * after the 20-byte header: a SID with revision 1 and at most 15
- * sub-authorities, an ACL with revision 2 or 4 whose AclSize fits and
+ * sub-authorities, an ACL with revision 2 to 4 whose AclSize fits and
  * whose AceCount ACEs each fit inside AclSize.  ACCESS_ALLOWED/DENIED
  * ACEs have mask and SID parsed; other ACE types keep only type, flags
  * and mask (SID empty).  The SACL is checked, not returned (has_sacl

@@ -172,6 +172,10 @@ NTSTATUS smb2_secdesc_push(TALLOC_CTX *mem_ctx, const struct smb2_secdesc *sd,
 /* ---- parsing ---- */
 
 #define SD_BAD		NT_STATUS_INVALID_SECURITY_DESCR
+/*
+ * ACL revisions 2 (ACL_REVISION) to 4 (ACL_REVISION_DS), as Windows'
+ * RtlValidAcl takes them: smbcacls sends 3, and Samba stores it
+ */
 #define ACL_REVISION_DS	4
 #define ACE_MIN		(ACE_FIXED + SID_FIXED)
 
@@ -259,8 +263,8 @@ static NTSTATUS sd_pull_ace(const uint8_t *a, size_t ace_len,
 static NTSTATUS sd_acl_header(const uint8_t *p, size_t len,
 			      size_t *acl_size, size_t *count)
 {
-	if (len < ACL_FIXED ||
-	    (p[0] != SMB2_ACL_REVISION && p[0] != ACL_REVISION_DS)) {
+	if (len < ACL_FIXED || p[0] < SMB2_ACL_REVISION ||
+	    p[0] > ACL_REVISION_DS) {
 		return SD_BAD;
 	}
 	*acl_size = pull_le16(p + 2);

@@ -408,7 +408,8 @@ static void test_sd__bad(void **state)
 		{ "owner SubAuthorityCount 16", 21, 16, 1 },
 		{ "owner SubAuthorityCount 255", 21, 255, 1 },
 		{ "owner SID revision 0", 20, 0, 1 },
-		{ "ACL revision 3", 52, 3, 1 },
+		{ "ACL revision 1", 52, 1, 1 },
+		{ "ACL revision 5", 52, 5, 1 },
 		{ "AclSize past end", 54, 77, 2 },
 		{ "AclSize 65535", 54, 65535, 2 },
 		{ "AclSize below header", 54, 4, 2 },
@@ -444,6 +445,27 @@ static void test_sd__bad(void **state)
 			fail_msg("accepted: %s", c->what);
 		}
 		talloc_free(b);
+	}
+	talloc_free(out);
+}
+
+/* ACL revisions 2 to 4 are all valid, as for Windows (smbcacls sends 3). */
+static void test_sd__acl_revisions(void **state)
+{
+	struct statx st = stat_of(0644, 1000, 100);
+	struct smb2_secdesc sd;
+	uint8_t *out = NULL;
+	size_t len = 0;
+	uint8_t rev;
+
+	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
+		*state, &st, SD_ALL, &out, &len)));
+	for (rev = 2; rev <= 4; rev++) {
+		out[52] = rev;          /* the DACL's AclRevision */
+		assert_true(NT_STATUS_IS_OK(sd_pull_guarded(*state, out, len,
+							    &sd)));
+		assert_int_equal(smbd_secdesc_dacl_mode(&sd, 1000, 100),
+				 0644);
 	}
 	talloc_free(out);
 }
@@ -637,6 +659,7 @@ int main(void)
 		T(test_sd__pull_roundtrip),
 		T(test_sd__every_truncation),
 		T(test_sd__bad),
+		T(test_sd__acl_revisions),
 		T(test_sd__null_dacl),
 		T(test_sd__dacl_mode),
 		T(test_sd__mode_roundtrip),
