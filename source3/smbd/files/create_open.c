@@ -234,11 +234,20 @@ static NTSTATUS store_attributes(const struct smbd_create_params *p,
 		attrs |= SMB2_FILE_ATTRIBUTE_ARCHIVE;
 	}
 	if (!is_new) {
-		return smbd_dosmode_set(out->fh, attrs);
+		status = smbd_dosmode_set(out->fh, attrs);
+	} else {
+		status = smbd_dosmode_store_new(out->fh, &out->st, attrs);
+		if ((attrs & ~SMB2_FILE_ATTRIBUTE_ARCHIVE) == 0) {
+			status = NT_STATUS_OK;
+		}
 	}
-	status = smbd_dosmode_store_new(out->fh, &out->st, attrs);
-	if ((attrs & ~SMB2_FILE_ATTRIBUTE_ARCHIVE) == 0) {
-		return NT_STATUS_OK;
+	/*
+	 * The xattr moved the change time: the CREATE answers with the
+	 * times the file has from now on, or a replayed CREATE (and every
+	 * QUERY_INFO) would disagree with it (smbtorture smb2.replay)
+	 */
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_fstat(out->fh, &out->st);
 	}
 	return status;
 }
