@@ -868,6 +868,37 @@ static int default_rewinddir(struct vfs_module *m, struct vfs_dir *dir)
 	return 0;
 }
 
+/*
+ * No named streams here: a share without a module serving them refuses
+ * stream names before the VFS (OBJECT_NAME_INVALID, as Samba), and a
+ * file lists none.
+ */
+static int default_stream_open(struct vfs_module *m, struct vfs_fh *fh,
+			       int flags, struct statx *st)
+{
+	return -ENOTSUP;
+}
+
+static int default_stream_list(struct vfs_module *m, TALLOC_CTX *mem_ctx,
+			       struct vfs_fh *fh, struct vfs_stream **list,
+			       size_t *n)
+{
+	*list = NULL;
+	*n = 0;
+	return 0;
+}
+
+static int default_stream_remove(struct vfs_module *m, struct vfs_fh *fh)
+{
+	return -ENOTSUP;
+}
+
+static int default_stream_rename(struct vfs_module *m, struct vfs_fh *fh,
+				 const char *new_name, bool replace)
+{
+	return -ENOTSUP;
+}
+
 const struct vfs_ops vfs_default_ops = {
 	.name = "default",
 	.connect = default_connect,
@@ -898,4 +929,8 @@ const struct vfs_ops vfs_default_ops = {
 	.opendir = default_opendir,
 	.readdir = default_readdir,
 	.rewinddir = default_rewinddir,
+	.stream_open = default_stream_open,
+	.stream_list = default_stream_list,
+	.stream_remove = default_stream_remove,
+	.stream_rename = default_stream_rename,
 };
