@@ -378,6 +378,8 @@ NTSTATUS vfs_stream_open(TALLOC_CTX *mem_ctx, struct vfs_fh *base,
 NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 			 struct vfs_stream **list, size_t *n);
 NTSTATUS vfs_stream_remove(struct vfs_fh *fh);
+/* fstat of the file a stream handle (or any handle) refers to */
+NTSTATUS vfs_stream_base_fstat(struct vfs_fh *fh, struct statx *st);
 NTSTATUS vfs_stream_rename(struct vfs_fh *fh, const char *new_name,
 			   bool replace);
 

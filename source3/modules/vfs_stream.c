@@ -128,3 +128,12 @@ NTSTATUS vfs_stream_rename(struct vfs_fh *fh, const char *new_name,
 	}
 	return vfs_status(ret);
 }
+
+NTSTATUS vfs_stream_base_fstat(struct vfs_fh *fh, struct statx *st)
+{
+	/* the same descriptor, seen as the file's own data */
+	struct vfs_fh base = *fh;
+
+	base.stream = NULL;
+	return vfs_fstat(&base, st);
+}

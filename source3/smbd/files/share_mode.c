@@ -182,8 +182,10 @@ static void file_delete(struct smbd_open *open)
 	if (open->is_dir) {
 		dir_delete_vetoed(open);
 	}
-	status = vfs_unlinkat(open->fh->vfs, open->name,
-			      open->is_dir ? AT_REMOVEDIR : 0);
+	/* a named stream goes alone; its file stays */
+	status = open->fh->stream != NULL ? vfs_stream_remove(open->fh) :
+		vfs_unlinkat(open->fh->vfs, open->name,
+			     open->is_dir ? AT_REMOVEDIR : 0);
 
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("delete on close of %s failed: %s\n", open->name,
