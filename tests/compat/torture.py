@@ -344,8 +344,14 @@ def ensure_unix_user():
                        check=True, timeout=60)
 
 
+def ringsmb_share(self, vfs=None):
+    """ringsmb's share: named streams kept as Samba keeps them (issue 15),
+    as on Samba's share; acl_xattr is not implemented."""
+    return writable_share(self, vfs, "  vfs objects = streams_xattr\n")
+
+
 class TortureRingsmb(servers.RingsmbServer):
-    share_section = writable_share
+    share_section = ringsmb_share
 
     def __init__(self, tree):
         super().__init__(tree, extra_global=GLOBALS)

@@ -571,6 +571,10 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	int tries;
 
 	out->path = NULL;
+	if ((p->is_stream || p->stream != NULL) &&
+	    (p->options & SMB2_FILE_DIRECTORY_FILE)) {
+		return NT_STATUS_NOT_A_DIRECTORY;       /* a stream is data */
+	}
 	if (p->stream != NULL) {
 		return smbd_stream_create_open(mem_ctx, tcon, p, out);
 	}

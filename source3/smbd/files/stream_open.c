@@ -122,9 +122,6 @@ NTSTATUS smbd_stream_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		/* what Samba says on a file system without streams */
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
-	if (p->options & SMB2_FILE_DIRECTORY_FILE) {
-		return NT_STATUS_NOT_A_DIRECTORY;       /* a stream is data */
-	}
 	status = stream_open_base(mem_ctx, tcon, p, &base);
 	if (NT_STATUS_IS_OK(status)) {
 		status = stream_check_access(p, base.fh);
