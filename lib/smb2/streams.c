@@ -125,22 +125,36 @@ static void stream_entry_put(uint8_t *buf, const struct smb2_stream_entry *e,
 	memcpy(buf + STREAM_INFO_FIXED, name16, name16_len);
 }
 
+/* Grows *buf to hold [0, end), zero-filled. */
+static bool stream_info_grow(TALLOC_CTX *mem_ctx, uint8_t **buf,
+			     size_t *have, size_t end)
+{
+	uint8_t *b = NULL;
+
+	if (end <= *have) {
+		return true;
+	}
+	b = talloc_realloc(mem_ctx, *buf, uint8_t, end);
+	if (b == NULL) {
+		return false;
+	}
+	memset(b + *have, 0, end - *have);
+	*buf = b;
+	*have = end;
+	return true;
+}
+
 NTSTATUS smb2_stream_info_push(TALLOC_CTX *mem_ctx,
 			       const struct smb2_stream_entry *e, size_t n,
 			       uint32_t max_len, uint8_t **out,
 			       size_t *out_len)
 {
 	TALLOC_CTX *tmp = talloc_new(mem_ctx);
-	uint8_t *buf = talloc_zero_size(mem_ctx, max_len > 0 ? max_len : 1);
-	size_t pos = 0, last = 0, i;
-	NTSTATUS status = NT_STATUS_OK;
+	uint8_t *buf = NULL;
+	size_t have = 0, pos = 0, last = 0, i;
+	NTSTATUS status = tmp != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 
-	if (tmp == NULL || buf == NULL) {
-		talloc_free(tmp);
-		talloc_free(buf);
-		return NT_STATUS_NO_MEMORY;
-	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; NT_STATUS_IS_OK(status) && i < n; i++) {
 		char *wire = talloc_asprintf(tmp, ":%s:$DATA", e[i].name);
 		uint8_t *u = NULL;
 		size_t ulen = 0, start = align8(pos);
@@ -154,6 +168,11 @@ NTSTATUS smb2_stream_info_push(TALLOC_CTX *mem_ctx,
 		    STREAM_INFO_FIXED + ulen > max_len - start) {
 			status = i == 0 ? NT_STATUS_BUFFER_TOO_SMALL :
 				NT_STATUS_BUFFER_OVERFLOW;
+			break;
+		}
+		if (!stream_info_grow(mem_ctx, &buf, &have,
+				      start + STREAM_INFO_FIXED + ulen)) {
+			status = NT_STATUS_NO_MEMORY;
 			break;
 		}
 		if (i > 0) {
