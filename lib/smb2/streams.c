@@ -31,6 +31,25 @@ static size_t utf8_seq_len(uint8_t c)
 }
 
 /*
+ * The second byte of a sequence rules out overlong forms, UTF-16
+ * surrogates (U+D800..DFFF) and code points past U+10FFFF (RFC 3629).
+ */
+static bool utf8_second_ok(uint8_t lead, uint8_t second)
+{
+	switch (lead) {
+	case 0xE0:
+		return second >= 0xA0;
+	case 0xED:
+		return second <= 0x9F;
+	case 0xF0:
+		return second >= 0x90;
+	case 0xF4:
+		return second <= 0x8F;
+	}
+	return true;
+}
+
+/*
  * Checks the name's characters and counts its UTF-16 units (a 4-byte
  * sequence is a surrogate pair).  false: a forbidden character, a
  * broken sequence, or too long.
@@ -55,6 +74,9 @@ static bool stream_name_chars_ok(const uint8_t *p, size_t len)
 			if ((p[i + k] & 0xC0) != 0x80) {
 				return false;
 			}
+		}
+		if (!utf8_second_ok(p[i], n > 1 ? p[i + 1] : 0)) {
+			return false;
 		}
 		units += n == 4 ? 2 : 1;
 		if (units > SMB2_STREAM_NAME_MAX_UNITS) {

@@ -74,6 +74,10 @@ static void test_stream_name__invalid(void **state)
 	expect_invalid("\x80");         /* lone continuation */
 	expect_invalid("\xc0\xaf");     /* overlong lead */
 	expect_invalid("\xf5\x80\x80\x80");
+	expect_invalid("\xf0\x80\x98\x9fx");  /* overlong (fuzz_stream_name) */
+	expect_invalid("\xe0\x80\xaf");        /* overlong */
+	expect_invalid("\xed\xa0\x80");        /* a surrogate */
+	expect_invalid("\xf4\x90\x80\x80");   /* past U+10FFFF */
 }
 
 static void test_stream_name__nul(void **state)
