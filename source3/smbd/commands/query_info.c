@@ -221,7 +221,13 @@ static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (NT_STATUS_IS_OK(status) &&
 	    (r->file_info_class == SMB2_FILE_ALL_INFORMATION ||
 	     r->file_info_class == SMB2_FILE_NAME_INFORMATION)) {
-		status = smbd_filename_wire(mem_ctx, open->name, &name);
+		/* a stream's name is "file:stream", as Windows gives it */
+		const char *path = open->fh->stream == NULL ? open->name :
+			talloc_asprintf(mem_ctx, "%s:%s", open->name,
+					open->fh->stream);
+
+		status = path == NULL ? NT_STATUS_NO_MEMORY :
+			smbd_filename_wire(mem_ctx, path, &name);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
