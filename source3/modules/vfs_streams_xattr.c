@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 #include <linux/limits.h>
 #include "source3/modules/vfs.h"
 
@@ -522,17 +523,74 @@ static int sx_seek_data(struct vfs_module *m, struct vfs_fh *fh,
 	return 0;
 }
 
-/* Server-side copy of a stream's bytes: not offered (NOT_SUPPORTED). */
+/* pread/pwrite of a file's descriptor until done, EOF or an error */
+static int sx_file_io(int fd, void *buf, size_t len, uint64_t off,
+		      bool write, size_t *done)
+{
+	*done = 0;
+	while (*done < len) {
+		ssize_t n = write ?
+			pwrite(fd, (uint8_t *)buf + *done, len - *done,
+			       (off_t)(off + *done)) :
+			pread(fd, (uint8_t *)buf + *done, len - *done,
+			      (off_t)(off + *done));
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			return -errno;
+		}
+		if (n == 0) {
+			break;
+		}
+		*done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Server-side copy with a stream on either side (FSCTL_SRV_COPYCHUNK):
+ * through memory, as a stream is read and written whole anyway.  A
+ * stream destination bounds len (SX_MAX_SIZE) before anything is read.
+ */
 static int sx_copy_range(struct vfs_module *m, struct vfs_fh *src,
 			 uint64_t src_off, struct vfs_fh *dst,
 			 uint64_t dst_off, uint64_t len, uint64_t *copied)
 {
-	if (src->stream != NULL || dst->stream != NULL) {
-		*copied = 0;
-		return -ENOTSUP;
+	uint8_t *buf = NULL;
+	size_t got = 0, put = 0;
+	int ret = 0;
+
+	if (src->stream == NULL && dst->stream == NULL) {
+		return vfs_next_copy_range(m, src, src_off, dst, dst_off, len,
+					   copied);
 	}
-	return vfs_next_copy_range(m, src, src_off, dst, dst_off, len,
-				   copied);
+	*copied = 0;
+	if (dst->stream != NULL) {
+		ret = sx_check_size(dst_off, len);
+	} else if (len > SX_MAX_SIZE) {
+		len = SX_MAX_SIZE;      /* a stream source holds no more */
+	}
+	buf = ret == 0 ? talloc_size(dst, len > 0 ? len : 1) : NULL;
+	if (ret == 0 && buf == NULL) {
+		ret = -ENOMEM;
+	}
+	if (ret == 0) {
+		ret = src->stream != NULL ?
+			sx_read(m, src, buf, len, src_off, &got) :
+			sx_file_io(src->fd, buf, len, src_off, false, &got);
+	}
+	if (ret == 0 && got > 0) {
+		ret = dst->stream != NULL ?
+			sx_update(m, dst, dst_off, buf, got, false) :
+			sx_file_io(dst->fd, buf, got, dst_off, true, &put);
+	}
+	talloc_free(buf);
+	if (ret == 0) {
+		*copied = got;
+	}
+	return ret;
 }
 
 static int sx_connect(struct vfs_module *m, const char *path)

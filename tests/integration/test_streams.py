@@ -569,3 +569,64 @@ def test_ringsmb_writes_samba_reads(srv, samba, request):
     finally:
         disconnect(st)
         disconnect(rt)
+
+
+# ------------------------------------------------------------ copy-chunk
+
+FSCTL_SRV_REQUEST_RESUME_KEY = 0x00140078
+FSCTL_SRV_COPYCHUNK = 0x001440F2
+
+
+def ioctl(tree, f, ctl, inp=b"", max_out=4096):
+    from smbprotocol.ioctl import SMB2IOCTLRequest
+    from smbprotocol.structure import IntField
+    req = SMB2IOCTLRequest()
+    req.fields["ctl_code"] = IntField(size=4)
+    req["ctl_code"] = ctl
+    req["file_id"] = f.file_id
+    req["max_input_response"] = 0
+    req["max_output_response"] = max_out
+    req["flags"] = 1
+    req["buffer"] = inp
+    conn = tree.session.connection
+    sent = conn.send(req, sid=tree.session.session_id,
+                     tid=tree.tree_connect_id)
+    try:
+        body = conn.receive(sent, timeout=TIMEOUT)["data"].get_value()
+    except SMBResponseException as e:
+        return e.status, b""
+    ofs, count = struct.unpack_from("<II", body, 32)
+    return OK, body[ofs - 64:ofs - 64 + count]
+
+
+def copychunk(tree, src, dst, chunks):
+    st, out = ioctl(tree, src, FSCTL_SRV_REQUEST_RESUME_KEY, max_out=32)
+    assert st == OK
+    blob = out[:24] + struct.pack("<II", len(chunks), 0)
+    for s, d, n in chunks:
+        blob += struct.pack("<QQII", s, d, n, 0)
+    st, out = ioctl(tree, dst, FSCTL_SRV_COPYCHUNK, blob, max_out=12)
+    return st, struct.unpack("<III", out) if st == OK else None
+
+
+def test_copychunk_with_streams(t):
+    mkfile(t.dir, "f.txt", b"0123456789")
+    s = create(t, "f.txt:s")
+    s.write(b"stream bytes", 0)
+    d = create(t, "g.txt")
+    # stream -> file
+    st, rsp = copychunk(t, s, d, [(0, 0, 6), (7, 6, 5)])
+    assert st == OK and rsp == (2, 0, 11)
+    assert d.read(0, 100) == b"streambytes"
+    # file -> stream
+    f = create(t, "f.txt", disp=CreateDisposition.FILE_OPEN)
+    st, rsp = copychunk(t, f, s, [(0, 2, 4)])
+    assert st == OK and rsp == (1, 0, 4)
+    assert s.read(0, 100) == b"st0123 bytes"
+    # past the 64 KiB a stream may hold
+    st, _ = copychunk(t, f, s, [(0, 65534, 4)])
+    assert st == ALLOTTED_SPACE_EXCEEDED
+    for h in (s, d, f):
+        h.close()
+    assert os.getxattr(t.dir / "f.txt", PREFIX + "s:$DATA") == \
+        b"st0123 bytes\0"
