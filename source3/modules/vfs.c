@@ -765,6 +765,29 @@ void vfs_io_done(struct tevent_req *req, size_t count)
 	tevent_req_done(req);
 }
 
+struct vfs_posted_state {
+	struct vfs_io_state io;
+};
+
+struct tevent_req *vfs_io_posted(TALLOC_CTX *mem_ctx,
+				 struct tevent_context *ev, int err,
+				 size_t count)
+{
+	struct vfs_posted_state *state = NULL;
+	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
+						   struct vfs_posted_state);
+
+	if (req == NULL) {
+		return NULL;
+	}
+	if (err != 0) {
+		tevent_req_error(req, err);
+	} else {
+		vfs_io_done(req, count);
+	}
+	return tevent_req_post(req, ev);
+}
+
 int vfs_io_recv(struct tevent_req *req, size_t *count)
 {
 	struct vfs_io_state *state = _tevent_req_data(req);

@@ -451,6 +451,24 @@ struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
 					     void *keep);
 
 /*
+ * For modules: pread(2)/pwrite(2) of a descriptor until len (or EOF for
+ * pread, *done the count), retrying short and interrupted calls; 0 or
+ * -errno.  No identity switch: the caller decides (vfs_become).
+ */
+int vfs_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
+		   size_t *done);
+int vfs_pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t off);
+
+/*
+ * For modules whose async op completed synchronously: a request already
+ * done (err 0 with count, or an errno), posted so that it completes from
+ * the event loop, never inside _send.
+ */
+struct tevent_req *vfs_io_posted(TALLOC_CTX *mem_ctx,
+				 struct tevent_context *ev, int err,
+				 size_t count);
+
+/*
  * The common head of every module's async I/O state: a module completes
  * with vfs_io_done(req, count) or tevent_req_error(req, errno).
  */

@@ -531,8 +531,8 @@ struct default_io_state {
 };
 
 /* Short reads are normal: loop until len or EOF. */
-static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
-			      size_t *done)
+int vfs_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
+		   size_t *done)
 {
 	size_t got = 0;
 
@@ -557,7 +557,7 @@ static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
 /*
  * splice(2) until len, EOF or a full pipe (non-blocking: a splice
  * continued mid-page takes a pipe slot twice, see uring_splice_in in
- * lib/uring/uring.h), like default_pread_full.
+ * lib/uring/uring.h), like vfs_pread_full.
  */
 static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
 			       size_t *done)
@@ -588,8 +588,7 @@ static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
 	return 0;
 }
 
-static int default_pwrite_full(int fd, const uint8_t *buf, size_t len,
-			       uint64_t off)
+int vfs_pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t off)
 {
 	size_t put = 0;
 
@@ -650,7 +649,7 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 		return NULL;
 	}
 	/* no switch: see default_io_as_opener */
-	ret = default_pread_full(fh->fd, buf, len, off, &got);
+	ret = vfs_pread_full(fh->fd, buf, len, off, &got);
 	return default_io_finish(req, ev, ret, got);
 }
 
@@ -746,7 +745,7 @@ static struct tevent_req *default_pwrite_send(struct vfs_module *m,
 	}
 	ret = vfs_become(fh->vfs);
 	if (ret == 0) {
-		ret = default_pwrite_full(fh->fd, buf, len, off);
+		ret = vfs_pwrite_full(fh->fd, buf, len, off);
 		vfs_unbecome(fh->vfs);
 	}
 	return default_io_finish(req, ev, ret, len);

@@ -20,13 +20,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/xattr.h>
-#include <unistd.h>
 #include <linux/limits.h>
 #include "source3/modules/vfs.h"
 
 #define SX_PREFIX "user.DosStream."
 #define SX_SUFFIX ":$DATA"
-/* Samba 4.17: a write reaching this size is EOVERFLOW (ALLOTTED_SPACE_EXCEEDED) */
+/* Samba 4.17: a write reaching this is EOVERFLOW (ALLOTTED_SPACE_EXCEEDED) */
 #define SX_MAX_SIZE 65536
 
 static char *sx_name(TALLOC_CTX *mem_ctx, const char *stream)
@@ -365,29 +364,6 @@ static int sx_stream_rename(struct vfs_module *m, struct vfs_fh *fh,
 
 /* ---- data ops of a stream handle; anything else goes down ---- */
 
-struct sx_io_state {
-	struct vfs_io_state io;
-};
-
-static struct tevent_req *sx_io_finish(TALLOC_CTX *mem_ctx,
-				       struct tevent_context *ev, int ret,
-				       size_t count)
-{
-	struct sx_io_state *state = NULL;
-	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
-						   struct sx_io_state);
-
-	if (req == NULL) {
-		return NULL;
-	}
-	if (ret < 0) {
-		tevent_req_error(req, -ret);
-	} else {
-		vfs_io_done(req, count);
-	}
-	return tevent_req_post(req, ev);
-}
-
 static int sx_read(struct vfs_module *m, struct vfs_fh *fh, void *buf,
 		   size_t len, uint64_t off, size_t *got)
 {
@@ -422,7 +398,7 @@ static struct tevent_req *sx_pread_send(struct vfs_module *m,
 		ret = sx_read(m, fh, buf, len, off, &got);
 		vfs_unbecome(fh->vfs);
 	}
-	return sx_io_finish(mem_ctx, ev, ret, got);
+	return vfs_io_posted(mem_ctx, ev, -ret, got);
 }
 
 static struct tevent_req *sx_pwrite_send(struct vfs_module *m,
@@ -441,7 +417,7 @@ static struct tevent_req *sx_pwrite_send(struct vfs_module *m,
 		ret = sx_update(m, fh, off, buf, len, false);
 		vfs_unbecome(fh->vfs);
 	}
-	return sx_io_finish(mem_ctx, ev, ret, len);
+	return vfs_io_posted(mem_ctx, ev, -ret, len);
 }
 
 /* setxattr is as durable as the file system makes metadata */
@@ -453,7 +429,7 @@ static struct tevent_req *sx_fsync_send(struct vfs_module *m,
 	if (fh->stream == NULL) {
 		return vfs_next_fsync_send(m, mem_ctx, ev, fh);
 	}
-	return sx_io_finish(mem_ctx, ev, 0, 0);
+	return vfs_io_posted(mem_ctx, ev, 0, 0);
 }
 
 /* no pages to lend: READ copies */
@@ -468,7 +444,7 @@ static struct tevent_req *sx_splice_read_send(struct vfs_module *m,
 		return vfs_next_splice_read_send(m, mem_ctx, ev, fh, pipe_wr,
 						 len, off, keep);
 	}
-	return sx_io_finish(mem_ctx, ev, -ENOSYS, 0);
+	return vfs_io_posted(mem_ctx, ev, ENOSYS, 0);
 }
 
 static struct tevent_req *sx_splice_write_send(
@@ -480,7 +456,7 @@ static struct tevent_req *sx_splice_write_send(
 		return vfs_next_splice_write_send(m, mem_ctx, ev, fh, src, n,
 						  off, keep);
 	}
-	return sx_io_finish(mem_ctx, ev, -ENOSYS, 0);
+	return vfs_io_posted(mem_ctx, ev, ENOSYS, 0);
 }
 
 static int sx_ftruncate(struct vfs_module *m, struct vfs_fh *fh,
@@ -523,32 +499,6 @@ static int sx_seek_data(struct vfs_module *m, struct vfs_fh *fh,
 	return 0;
 }
 
-/* pread/pwrite of a file's descriptor until done, EOF or an error */
-static int sx_file_io(int fd, void *buf, size_t len, uint64_t off,
-		      bool write, size_t *done)
-{
-	*done = 0;
-	while (*done < len) {
-		ssize_t n = write ?
-			pwrite(fd, (uint8_t *)buf + *done, len - *done,
-			       (off_t)(off + *done)) :
-			pread(fd, (uint8_t *)buf + *done, len - *done,
-			      (off_t)(off + *done));
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return -errno;
-		}
-		if (n == 0) {
-			break;
-		}
-		*done += (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Server-side copy with a stream on either side (FSCTL_SRV_COPYCHUNK):
  * through memory, as a stream is read and written whole anyway.  A
@@ -559,7 +509,7 @@ static int sx_copy_range(struct vfs_module *m, struct vfs_fh *src,
 			 uint64_t dst_off, uint64_t len, uint64_t *copied)
 {
 	uint8_t *buf = NULL;
-	size_t got = 0, put = 0;
+	size_t got = 0;
 	int ret = 0;
 
 	if (src->stream == NULL && dst->stream == NULL) {
@@ -579,12 +529,12 @@ static int sx_copy_range(struct vfs_module *m, struct vfs_fh *src,
 	if (ret == 0) {
 		ret = src->stream != NULL ?
 			sx_read(m, src, buf, len, src_off, &got) :
-			sx_file_io(src->fd, buf, len, src_off, false, &got);
+			vfs_pread_full(src->fd, buf, len, src_off, &got);
 	}
 	if (ret == 0 && got > 0) {
 		ret = dst->stream != NULL ?
 			sx_update(m, dst, dst_off, buf, got, false) :
-			sx_file_io(dst->fd, buf, got, dst_off, true, &put);
+			vfs_pwrite_full(dst->fd, buf, got, dst_off);
 	}
 	talloc_free(buf);
 	if (ret == 0) {

@@ -10,6 +10,7 @@ import os
 import shutil
 import struct
 import tempfile
+import types
 import uuid
 from pathlib import Path
 
@@ -17,6 +18,9 @@ import pytest
 
 from conftest import (SAMBA_SMBD, RingsmbServer, SambaServer, finish_server,
                       ringsmb_binary)
+from test_eainfo import raw_query
+from test_oplock import FSCTL_SRV_REQUEST_RESUME_KEY
+from test_oplock import ioctl as oplock_ioctl
 from test_setinfo import rename_buf, set_info, status_of
 
 smbprotocol = pytest.importorskip("smbprotocol")
@@ -24,7 +28,7 @@ from smbprotocol.connection import Connection, Dialects  # noqa: E402
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 from smbprotocol.open import (  # noqa: E402
     CreateDisposition, CreateOptions, FileAttributes, ImpersonationLevel,
-    Open, SMB2QueryInfoRequest, SMB2QueryInfoResponse)
+    Open)
 from smbprotocol.session import Session  # noqa: E402
 from smbprotocol.tree import TreeConnect  # noqa: E402
 
@@ -158,7 +162,8 @@ def wname(tree, name):
 
 
 def create(tree, name, disp=CreateDisposition.FILE_OPEN_IF, access=RW,
-           share=SHARE_ALL, options=0, attrs=FileAttributes.FILE_ATTRIBUTE_NORMAL):
+           share=SHARE_ALL, options=0,
+           attrs=FileAttributes.FILE_ATTRIBUTE_NORMAL):
     f = Open(tree, wname(tree, name))
     f.create(ImpersonationLevel.Impersonation, access, attrs, share, disp,
              options)
@@ -173,30 +178,9 @@ def create_status(tree, name, **kw):
     return OK
 
 
-def raw_query(tree, f, cls, info_type=1, length=4096):
-    req = SMB2QueryInfoRequest()
-    req["info_type"] = info_type
-    req.fields["file_info_class"].enum_strict = False
-    req["file_info_class"] = cls
-    req["output_buffer_length"] = length
-    req["file_id"] = f.file_id
-    conn = tree.session.connection
-    sent = conn.send(req, tree.session.session_id, tree.tree_connect_id)
-    try:
-        msg = conn.receive(sent, timeout=TIMEOUT)
-        status = msg["status"].get_value()
-    except SMBResponseException as e:
-        if e.status != BUFFER_OVERFLOW:
-            return e.status, b""
-        msg, status = e.header, e.status
-    resp = SMB2QueryInfoResponse()
-    resp.unpack(msg["data"].get_value())
-    return status, resp["buffer"].get_value()
-
-
 def streams_of(tree, f, length=4096):
     """FileStreamInformation as [(name, size, allocation)]."""
-    status, buf = raw_query(tree, f, STREAM_INFO, length=length)
+    status, buf = raw_query(tree, f, 1, STREAM_INFO, length)
     assert status == OK
     out, ofs = [], 0
     while buf:
@@ -294,7 +278,7 @@ def test_end_of_file(t):
     assert os.getxattr(t.dir / "f.txt", PREFIX + "s:$DATA") == \
         b"abc\0\0\0"
     f = create(t, "f.txt:s", disp=CreateDisposition.FILE_OPEN)
-    status, buf = raw_query(t, f, STANDARD_INFO)
+    status, buf = raw_query(t, f, 1, STANDARD_INFO)
     assert status == OK
     alloc, eof = struct.unpack_from("<QQ", buf)
     assert eof == 5
@@ -325,7 +309,7 @@ def test_stream_information(t):
         [(":Stream Two:$DATA", 2), (":one:$DATA", 1)]
     # a buffer for the first entry only: BUFFER_OVERFLOW, whole entries
     f = create(t, "f.txt", disp=CreateDisposition.FILE_OPEN)
-    status, buf = raw_query(t, f, STREAM_INFO, length=40)
+    status, buf = raw_query(t, f, 1, STREAM_INFO, 40)
     f.close()
     assert status == BUFFER_OVERFLOW
     assert len(buf) == 38 and struct.unpack_from("<I", buf)[0] == 0
@@ -396,7 +380,7 @@ def test_size_limit(t):
         (b"\0", b"y" * 8192 + b"\0")
 
 
-# ------------------------------------------------------------ deleting, renaming
+# ------------------------------------------------- deleting, renaming
 
 def test_delete_on_close(t):
     mkfile(t.dir, "f.txt", b"keep")
@@ -506,12 +490,12 @@ def test_share_without_streams(t, plain):
     assert xattrs(plain.dir / "f.txt") == []
     f = create(plain, "f.txt::$DATA", disp=CreateDisposition.FILE_OPEN)
     assert [n for n, _, _ in streams_of(plain, f)] == ["::$DATA"]
-    status, buf = raw_query(plain, f, FS_ATTRIBUTE_INFO, info_type=2)
+    status, buf = raw_query(plain, f, 2, FS_ATTRIBUTE_INFO)
     assert status == OK
     assert struct.unpack_from("<I", buf)[0] & FILE_NAMED_STREAMS == 0
     f.close()
     f = create(t, "f.txt", disp=CreateDisposition.FILE_OPEN)
-    status, buf = raw_query(t, f, FS_ATTRIBUTE_INFO, info_type=2)
+    status, buf = raw_query(t, f, 2, FS_ATTRIBUTE_INFO)
     assert struct.unpack_from("<I", buf)[0] & FILE_NAMED_STREAMS
     f.close()
 
@@ -573,30 +557,14 @@ def test_ringsmb_writes_samba_reads(srv, samba, request):
 
 # ------------------------------------------------------------ copy-chunk
 
-FSCTL_SRV_REQUEST_RESUME_KEY = 0x00140078
 FSCTL_SRV_COPYCHUNK = 0x001440F2
 
 
 def ioctl(tree, f, ctl, inp=b"", max_out=4096):
-    from smbprotocol.ioctl import SMB2IOCTLRequest
-    from smbprotocol.structure import IntField
-    req = SMB2IOCTLRequest()
-    req.fields["ctl_code"] = IntField(size=4)
-    req["ctl_code"] = ctl
-    req["file_id"] = f.file_id
-    req["max_input_response"] = 0
-    req["max_output_response"] = max_out
-    req["flags"] = 1
-    req["buffer"] = inp
-    conn = tree.session.connection
-    sent = conn.send(req, sid=tree.session.session_id,
-                     tid=tree.tree_connect_id)
-    try:
-        body = conn.receive(sent, timeout=TIMEOUT)["data"].get_value()
-    except SMBResponseException as e:
-        return e.status, b""
-    ofs, count = struct.unpack_from("<II", body, 32)
-    return OK, body[ofs - 64:ofs - 64 + count]
+    """test_oplock's FSCTL helper, on a tree connect of these tests."""
+    client = types.SimpleNamespace(conn=tree.conn, session=tree.session,
+                                   tree=tree)
+    return oplock_ioctl(client, ctl, f, inp, max_out)
 
 
 def copychunk(tree, src, dst, chunks):
