@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/xattr.h>
+#include <linux/falloc.h>
 #include <linux/limits.h>
 #include "source3/modules/vfs.h"
 
@@ -468,14 +469,45 @@ static int sx_ftruncate(struct vfs_module *m, struct vfs_fh *fh,
 	return sx_update(m, fh, len, NULL, 0, true);
 }
 
-/* an xattr has no allocation to reserve */
+/* Zeroes what of [off, off + len) lies inside fh's stream. */
+static int sx_zero(struct vfs_module *m, struct vfs_fh *fh, uint64_t off,
+		   uint64_t len)
+{
+	TALLOC_CTX *tmp = talloc_new(fh);
+	uint8_t *val = NULL;
+	size_t cur = 0;
+	int ret = tmp != NULL ? sx_get(m, tmp, fh, &val, &cur) : -ENOMEM;
+
+	if (ret == 0 && off < cur) {
+		memset(val + off, 0, len < cur - off ? (size_t)len :
+		       cur - (size_t)off);
+		ret = sx_put(m, fh, val, cur);
+	}
+	talloc_free(tmp);
+	return ret;
+}
+
+/*
+ * An xattr has no allocation to reserve: KEEP_SIZE only checks the
+ * limit; without it the stream grows (zeros); a punched or zeroed range
+ * reads as zeros (FSCTL_SET_ZERO_DATA).
+ */
 static int sx_fallocate(struct vfs_module *m, struct vfs_fh *fh, int mode,
 			uint64_t off, uint64_t len)
 {
+	int ret;
+
 	if (fh->stream == NULL) {
 		return vfs_next_fallocate(m, fh, mode, off, len);
 	}
-	return sx_check_size(off, len);
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		return sx_zero(m, fh, off, len);
+	}
+	ret = sx_check_size(off, len);
+	if (ret == 0 && (mode & FALLOC_FL_KEEP_SIZE) == 0) {
+		ret = sx_update(m, fh, off + len, NULL, 0, false);
+	}
+	return ret;
 }
 
 /* A stream is all data: [0, size) */

@@ -598,3 +598,13 @@ def test_copychunk_with_streams(t):
         h.close()
     assert os.getxattr(t.dir / "f.txt", PREFIX + "s:$DATA") == \
         b"st0123 bytes\0"
+
+
+def test_zero_data(t):
+    """FSCTL_SET_ZERO_DATA on a stream zeroes the range, as in a file."""
+    s = create(t, "f.txt:s")
+    s.write(b"abcdefgh", 0)
+    st, _ = ioctl(t, s, 0x000980C8, struct.pack("<QQ", 2, 5), max_out=0)
+    assert st == OK
+    assert s.read(0, 100) == b"ab\0\0\0fgh"
+    s.close()
