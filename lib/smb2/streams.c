@@ -176,25 +176,20 @@ NTSTATUS smb2_stream_info_push(TALLOC_CTX *mem_ctx,
 	size_t have = 0, pos = 0, last = 0, i;
 	NTSTATUS status = tmp != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 
-	for (i = 0; NT_STATUS_IS_OK(status) && i < n; i++) {
+	/* whole entries up to the first past max_len, which is cut */
+	for (i = 0; NT_STATUS_IS_OK(status) && i < n && pos <= max_len; i++) {
 		char *wire = talloc_asprintf(tmp, ":%s:$DATA", e[i].name);
 		uint8_t *u = NULL;
 		size_t ulen = 0, start = align8(pos);
 
 		status = wire == NULL ? NT_STATUS_NO_MEMORY :
 			smb2_utf8_to_utf16(tmp, wire, strlen(wire), &u, &ulen);
-		if (!NT_STATUS_IS_OK(status)) {
-			break;
-		}
-		if (start > max_len ||
-		    STREAM_INFO_FIXED + ulen > max_len - start) {
-			status = i == 0 ? NT_STATUS_BUFFER_TOO_SMALL :
-				NT_STATUS_BUFFER_OVERFLOW;
-			break;
-		}
-		if (!stream_info_grow(mem_ctx, &buf, &have,
+		if (NT_STATUS_IS_OK(status) &&
+		    !stream_info_grow(mem_ctx, &buf, &have,
 				      start + STREAM_INFO_FIXED + ulen)) {
 			status = NT_STATUS_NO_MEMORY;
+		}
+		if (!NT_STATUS_IS_OK(status)) {
 			break;
 		}
 		if (i > 0) {
@@ -205,9 +200,13 @@ NTSTATUS smb2_stream_info_push(TALLOC_CTX *mem_ctx,
 		pos = start + STREAM_INFO_FIXED + ulen;
 	}
 	talloc_free(tmp);
-	if (NT_STATUS_IS_ERR(status)) {
+	if (!NT_STATUS_IS_OK(status)) {
 		talloc_free(buf);
 		return status;
+	}
+	if (pos > max_len || i < n) {
+		pos = pos < max_len ? pos : max_len;
+		status = NT_STATUS_BUFFER_OVERFLOW;
 	}
 	*out = buf;
 	*out_len = pos;

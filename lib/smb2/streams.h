@@ -43,9 +43,10 @@ struct smb2_stream_entry {
 /*
  * FileStreamInformation (MS-FSCC 2.4.43) of n entries, each named
  * ":<name>:$DATA" (the default stream's name is empty: "::$DATA"),
- * 8-byte aligned, the last with NextEntryOffset 0.  Only whole entries
- * are returned: none fits max_len BUFFER_TOO_SMALL, some of them
- * BUFFER_OVERFLOW.  n == 0 is an empty buffer.
+ * 8-byte aligned, the last with NextEntryOffset 0.  More than max_len
+ * is cut to max_len with BUFFER_OVERFLOW, as Windows and Samba answer
+ * (smbtorture smb2.getinfo.qfile_buffercheck).  n == 0 is an empty
+ * buffer.
  */
 NTSTATUS smb2_stream_info_push(TALLOC_CTX *mem_ctx,
 			       const struct smb2_stream_entry *e, size_t n,

@@ -142,16 +142,23 @@ static void test_stream_info__push(void **state)
 	assert_int_equal(len, 40 + 24 + 16);
 	talloc_free(out);
 
-	/* only the first fits: BUFFER_OVERFLOW with one whole entry */
+	/* cut to the buffer, whatever the entries: BUFFER_OVERFLOW */
 	assert_true(NT_STATUS_EQUAL(smb2_stream_info_push(*state, e, 2, 60,
 							  &out, &len),
 				    NT_STATUS_BUFFER_OVERFLOW));
-	assert_int_equal(len, 38);
-	assert_int_equal(pull_le32(out), 0);
+	assert_int_equal(len, 60);
+	assert_int_equal(pull_le32(out), 40);
 	talloc_free(out);
 	assert_true(NT_STATUS_EQUAL(smb2_stream_info_push(*state, e, 2, 32,
 							  &out, &len),
-				    NT_STATUS_BUFFER_TOO_SMALL));
+				    NT_STATUS_BUFFER_OVERFLOW));
+	assert_int_equal(len, 32);
+	talloc_free(out);
+	assert_true(NT_STATUS_EQUAL(smb2_stream_info_push(*state, e, 2, 38,
+							  &out, &len),
+				    NT_STATUS_BUFFER_OVERFLOW));
+	assert_int_equal(len, 38);
+	talloc_free(out);
 	/* a directory without streams: nothing */
 	assert_true(NT_STATUS_IS_OK(smb2_stream_info_push(*state, e, 0, 32,
 							  &out, &len)));
