@@ -608,3 +608,34 @@ def test_zero_data(t):
     assert st == OK
     assert s.read(0, 100) == b"ab\0\0\0fgh"
     s.close()
+
+
+# ------------------------------------------------------------ leases
+
+def lease_open(tree, name, key, state):
+    from test_lease import LEASE, lease_of, rqls
+    f = Open(tree, wname(tree, name))
+    ctxs = f.create(ImpersonationLevel.Impersonation, RW,
+                    FileAttributes.FILE_ATTRIBUTE_NORMAL, SHARE_ALL,
+                    CreateDisposition.FILE_OPEN_IF, 0, oplock_level=LEASE,
+                    create_contexts=[rqls(key, state, True)])
+    return f, lease_of(ctxs)
+
+
+def test_stream_lease_is_its_own(t):
+    """A file and its stream are two lease objects (smb2.lease.request):
+    each gets RWH under its own key; a key of one does not name the
+    other (INVALID_PARAMETER), and the stream's key opens it again."""
+    k1, k2, rwh = b"\x01" * 16, b"\x02" * 16, 0x7
+    f, l1 = lease_open(t, "f.txt", k1, rwh)
+    s, l2 = lease_open(t, "f.txt:s", k2, rwh)
+    assert l1[:2] == (k1, rwh) and l2[:2] == (k2, rwh)
+    try:
+        lease_open(t, "f.txt:s", k1, rwh)
+        assert False, "a file's lease key named its stream"
+    except SMBResponseException as e:
+        assert e.status == INVALID_PARAMETER
+    s2, l3 = lease_open(t, "f.txt:S", k2, rwh)
+    assert l3[:2] == (k2, rwh)
+    for h in (s2, s, f):
+        h.close()

@@ -515,9 +515,13 @@ static NTSTATUS create_do_open(struct create_args *a,
 		status = create_alsi(&a->r.contexts, &p.allocation_size);
 	}
 	if (NT_STATUS_IS_OK(status) && a->has_lease) {
-		status = smbd_lease_check_name(req->conn->server, &a->lease,
-					       req->tcon->vfs->root_path,
-					       a->path);
+		/* a named stream is a file of its own for leases */
+		const char *name = a->stream == NULL ? a->path :
+			talloc_asprintf(a, "%s:%s", a->path, a->stream);
+
+		status = name == NULL ? NT_STATUS_NO_MEMORY :
+			smbd_lease_check_name(req->conn->server, &a->lease,
+					      req->tcon->vfs->root_path, name);
 	}
 	if (NT_STATUS_IS_OK(status) &&
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {
