@@ -44,6 +44,7 @@ DELETE_PENDING = 0xC0000056
 ACCESS_DENIED = 0xC0000022
 DISK_FULL = 0xC000007F
 ALLOTTED_SPACE_EXCEEDED = 0xC0000099
+FILE_SYSTEM_LIMITATION = 0xC0000427
 FILE_IS_A_DIRECTORY = 0xC00000BA
 NOT_A_DIRECTORY = 0xC0000103
 INVALID_PARAMETER = 0xC000000D
@@ -368,8 +369,12 @@ def test_long_name(t):
 
 def test_size_limit(t):
     f = create(t, "f.txt:s")
-    # Samba's 'smbd max xattr size' (64 KiB): ALLOTTED_SPACE_EXCEEDED
-    assert status_of(lambda: f.write(b"x", 65535)) == ALLOTTED_SPACE_EXCEEDED
+    # Samba's 'smbd max xattr size' (64 KiB): WRITE answers
+    # FILE_SYSTEM_LIMITATION (Samba's smb2_write.c), EndOfFile
+    # ALLOTTED_SPACE_EXCEEDED (EOVERFLOW)
+    assert status_of(lambda: f.write(b"x", 65535)) == FILE_SYSTEM_LIMITATION
+    assert set_info(t, f, EOF_INFO, struct.pack("<Q", 65536)) == \
+        ALLOTTED_SPACE_EXCEEDED
     # ext4 keeps a file's xattrs in one block (4 KiB): DISK_FULL
     big = status_of(lambda: f.write(b"y" * 8192, 0))
     f.close()
@@ -639,3 +644,24 @@ def test_stream_lease_is_its_own(t):
     assert l3[:2] == (k2, rwh)
     for h in (s2, s, f):
         h.close()
+
+
+def test_size_limits_as_samba(srv, samba, request):
+    """The statuses of too large a stream are Samba's: past 64 KiB
+    FILE_SYSTEM_LIMITATION, past what the file system holds (ext4: one
+    block for all of a file's xattrs) its ENOSPC, DISK_FULL."""
+    d = own_dir(srv, request)
+    got = {}
+    for label, server in (("samba", samba), ("ringsmb", srv)):
+        tree = connect(server, "share", d)
+        try:
+            f = create(tree, label + ".txt:s")
+            got[label] = (status_of(lambda: f.write(b"x", 65535)),
+                          status_of(lambda: f.write(b"y" * 8192, 0)),
+                          status_of(lambda: f.write(b"z" * 100, 0)))
+            f.close()
+        finally:
+            disconnect(tree)
+    assert got["ringsmb"] == got["samba"]
+    assert got["ringsmb"][0] == FILE_SYSTEM_LIMITATION
+    assert got["ringsmb"][2] == OK
