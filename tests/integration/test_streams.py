@@ -665,3 +665,17 @@ def test_size_limits_as_samba(srv, samba, request):
     assert got["ringsmb"] == got["samba"]
     assert got["ringsmb"][0] == FILE_SYSTEM_LIMITATION
     assert got["ringsmb"][2] == OK
+
+
+def test_rename_file_with_open_stream(t):
+    """A file whose stream is open is not renamed (ACCESS_DENIED, as
+    smbtorture smb2.streams.basefile-rename-with-open-stream wants)."""
+    s = create(t, "f.txt:s", access=RW | DELETE)
+    f = create(t, "f.txt", disp=CreateDisposition.FILE_OPEN,
+               access=RW | DELETE)
+    assert set_info(t, f, RENAME_INFO,
+                    rename_buf(wname(t, "g.txt"))) == ACCESS_DENIED
+    s.close()
+    assert set_info(t, f, RENAME_INFO, rename_buf(wname(t, "g.txt"))) == OK
+    f.close()
+    assert os.getxattr(t.dir / "g.txt", PREFIX + "s:$DATA") == b"\0"

@@ -8,7 +8,8 @@
  * An existing target is replaced only when ReplaceIfExists is set, and
  * never when it is a directory, open, or read-only (ACCESS_DENIED, as
  * MS-FSA says).  A directory with anything open below it is not renamed
- * (ACCESS_DENIED, as Windows and Samba answer).
+ * (ACCESS_DENIED, as Windows and Samba answer), nor a file with a named
+ * stream open.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -213,6 +214,10 @@ static NTSTATUS sn_rename_check(struct si_ctx *s)
 	}
 	if (s->open->is_dir &&
 	    smbd_file_open_below(s->open->tcon, s->open->name)) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	/* nor a file with an open stream (smb2.streams.basefile-rename-...) */
+	if (s->open->file->stream_opens != NULL) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
 	return sn_parent_check(s);
