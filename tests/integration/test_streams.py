@@ -61,14 +61,16 @@ PREFIX = "user.DosStream."
 
 
 class StreamsServer(RingsmbServer):
-    """[share] with streams_xattr, [plain] on the same directory without."""
+    """[share] with streams_xattr (and io_uring above it, where asked),
+    [plain] on the same directory without."""
+    stack = "streams_xattr"
 
     def share_section(self, vfs=None):
         path = self.tree.share
         return ("[share]\n  path = %s\n  guest ok = yes\n  read only = no\n"
-                "  vfs objects = streams_xattr\n"
+                "  vfs objects = %s\n"
                 "\n[plain]\n  path = %s\n  guest ok = yes\n"
-                "  read only = no\n" % (path, path))
+                "  read only = no\n" % (path, self.stack, path))
 
 
 class SambaStreams(SambaServer):
@@ -96,11 +98,15 @@ def base_dir():
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def srv(base_dir):
+@pytest.fixture(scope="module",
+                params=["streams_xattr", "io_uring streams_xattr"])
+def srv(base_dir, request):
+    """Stream handles pass through vfs_io_uring to the module below."""
     if not ringsmb_binary().exists():
         pytest.fail("ringsmb binary %s not found" % ringsmb_binary())
-    s = StreamsServer(base_dir).start()
+    s = StreamsServer(base_dir)
+    s.stack = request.param
+    s.start()
     try:
         yield s
     finally:
