@@ -668,7 +668,8 @@ def write_report(path, suites, rs, sa, versions, elapsed, matrix=None):
              "(`read only = no`), user `%s` with a password (ringsmb: its "
              "smbpasswd file; Samba: tdbsam; both: a Unix account). Samba "
              "is configured as admins run it: `vfs objects = acl_xattr "
-             "streams_xattr`, `store dos attributes = yes`." % USER)
+             "streams_xattr`, `store dos attributes = yes`; ringsmb's "
+             "share has `vfs objects = streams_xattr`." % USER)
     L.append("- limits per suite and per subtest: `tests/compat/suites.txt`"
              "; run took %.0f s (ringsmb %.0f s, Samba %.0f s)\n"
              % (elapsed["all"], elapsed["ringsmb"], elapsed["samba"]))
