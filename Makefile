@@ -4,9 +4,10 @@
 #               corpus replay, integration with real clients)
 WAF = buildtools/bin/waf
 ASAN_WAF = WAFLOCK=.lock-waf_asan CC=clang buildtools/bin/waf
+TSAN_WAF = WAFLOCK=.lock-waf_tsan CC=clang buildtools/bin/waf
 
-.PHONY: all deps build asan run test unit integration fuzz compat bench \
-	install clean distclean
+.PHONY: all deps build asan tsan tsan-build run test unit integration fuzz \
+	compat bench install clean distclean
 
 all: build
 
@@ -25,6 +26,17 @@ build-asan/c4che/_cache.py: | deps
 
 asan: deps build-asan/c4che/_cache.py
 	@$(ASAN_WAF) build
+
+# ThreadSanitizer: unit tests and the integration suite (not part of
+# make test: it doubles its time)
+build-tsan/c4che/_cache.py: | deps
+	@$(TSAN_WAF) configure -o build-tsan --tsan
+
+tsan-build: deps build-tsan/c4che/_cache.py
+	@$(TSAN_WAF) build
+
+tsan: tsan-build
+	@.venv/bin/python3 tests/runner.py --only tsan
 
 run: build
 	@mkdir -p share
@@ -57,6 +69,7 @@ install: build
 clean:
 	@$(WAF) clean 2>/dev/null || true
 	@$(ASAN_WAF) clean 2>/dev/null || true
+	@$(TSAN_WAF) clean 2>/dev/null || true
 
 distclean:
-	rm -rf build build-asan bin .venv .lock-waf*
+	rm -rf build build-asan build-tsan bin .venv .lock-waf*

@@ -13,7 +13,7 @@ SUBDIRS = [
     'lib/util', 'lib/uring', 'lib/smb2', 'lib/dcerpc', 'lib/crypto',
     'lib/auth', 'lib/param', 'source3/modules', 'source3/rpc_server',
     'source3/smbd',
-    'source3/utils',
+    'source3/utils', 'source3/utils/smb2bench',
     'tests/unit', 'tests/fuzz',
 ]
 
@@ -43,6 +43,8 @@ def options(opt):
     opt.load('ringsmb_waf', tooldir='buildtools')
     opt.add_option('--sanitize', action='store_true', default=False,
                    help='build with AddressSanitizer + UndefinedBehaviorSanitizer')
+    opt.add_option('--tsan', action='store_true', default=False,
+                   help='build with ThreadSanitizer (make tsan)')
     opt.add_option('--fuzz', action='store_true', default=False,
                    help='build libFuzzer harnesses (needs clang)')
     opt.add_option('--debug-build', action='store_true', default=False,
@@ -85,6 +87,11 @@ def configure(conf):
         conf.env.append_value('CFLAGS', san)
         conf.env.append_value('LINKFLAGS', san)
         conf.env.SANITIZE = True
+    if conf.options.tsan:
+        tsan = ['-fsanitize=thread', '-fno-omit-frame-pointer']
+        conf.env.append_value('CFLAGS', tsan)
+        conf.env.append_value('LINKFLAGS', tsan)
+        conf.env.TSAN = True
     conf.env.FUZZ = bool(conf.options.fuzz)
     if conf.env.FUZZ:
         conf.env.append_value('CFLAGS', ['-fsanitize=fuzzer-no-link'])

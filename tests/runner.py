@@ -107,14 +107,22 @@ def step_fuzz(t):
         t.add('fuzz ' + name, 1 if code == 0 else 0, 0 if code == 0 else 1)
 
 
-def step_integration(t):
+def integration_suite(t, label, builddir, sanitizer_env):
+    """The whole integration suite against builddir's smbd."""
     env = dict(os.environ)
     env.setdefault('RINGSMB_SMBD', os.path.join(
-        TOP, 'build-asan', 'source3', 'smbd', 'smbd'))
-    env.setdefault('ASAN_OPTIONS', 'detect_leaks=1:abort_on_error=0')
+        TOP, builddir, 'source3', 'smbd', 'smbd'))
+    for k, v in sanitizer_env.items():
+        env.setdefault(k, v)
     code, out = run([PY, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
                      'tests/integration'], env=env, timeout=3000)
-    tally_pytest(t, 'integration', code, out)
+    tally_pytest(t, label, code, out)
+    return env
+
+
+def step_integration(t):
+    env = integration_suite(t, 'integration', 'build-asan', {
+        'ASAN_OPTIONS': 'detect_leaks=1:abort_on_error=0'})
     # memory bounds mean nothing under ASan's quarantine: measure those
     # with the normal build as well
     env['RINGSMB_SMBD'] = os.path.join(TOP, 'build', 'source3', 'smbd',
@@ -124,6 +132,15 @@ def step_integration(t):
                      'tests/integration/test_badinput.py'],
                     env=env, timeout=600)
     tally_pytest(t, 'integration (normal build, memory)', code, out)
+
+
+def step_tsan(t):
+    """make tsan: the unit tests and the integration suite against the
+    ThreadSanitizer build (build-tsan/); a TSan report in a server log
+    fails the test that ran it (conftest.py SANITIZER_MARKERS)."""
+    step_unit(t, 'build-tsan', 'unit-tsan')
+    integration_suite(t, 'integration (tsan)', 'build-tsan',
+                      {'TSAN_OPTIONS': 'halt_on_error=0'})
 
 
 def step_torture(t):
@@ -164,7 +181,7 @@ def tally_pytest(t, label, code, out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--only', choices=['unit', 'unit-asan', 'fuzz',
-                                       'integration', 'torture'],
+                                       'integration', 'torture', 'tsan'],
                     action='append')
     args = ap.parse_args()
     steps = args.only or ['unit', 'unit-asan', 'fuzz', 'integration',
@@ -183,6 +200,8 @@ def main():
             step_integration(t)
         elif s == 'torture':
             step_torture(t)
+        elif s == 'tsan':
+            step_tsan(t)
     print('==== summary (%.0f s) ====' % (time.time() - start))
     for f in t.failures:
         print('FAILED ' + f)

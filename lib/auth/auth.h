@@ -121,4 +121,34 @@ const struct auth_session_info *auth_session_info(const struct auth_ctx *ctx);
 NTSTATUS auth_nt_hash(const char *password,
 		      uint8_t hash[AUTH_NT_HASH_SIZE]);
 
+/*
+ * The client side (auth_client.c): SPNEGO carrying NTLMSSP, NTLMv2 with
+ * KEY_EXCH, the NTLMSSP MIC and the SPNEGO mechListMIC, or anonymous
+ * (empty user, MS-NLMP 3.2.5.1.2).  For load clients (smb2bench).
+ *
+ *   auth_client_update(c, mem, NULL, 0, &out, &len)   first token
+ *   auth_client_update(c, mem, srv, srv_len, &out, &len)  each reply
+ *   MORE_PROCESSING_REQUIRED  send out (may be NULL: nothing to send)
+ *   OK                        done; auth_client_session_key()
+ *   anything else             the exchange failed (a bad server token
+ *                             or mechListMIC: INVALID_PARAMETER,
+ *                             ACCESS_DENIED)
+ */
+struct auth_client_settings {
+	const char *user;	/* UTF-8; NULL or "" with anonymous */
+	const char *domain;	/* "" if none */
+	const char *password;
+	const char *workstation;
+	bool anonymous;
+};
+
+struct auth_client *auth_client_new(TALLOC_CTX *mem_ctx,
+				    const struct auth_client_settings *s);
+NTSTATUS auth_client_update(struct auth_client *c, TALLOC_CTX *mem_ctx,
+			    const uint8_t *in, size_t in_len,
+			    uint8_t **out, size_t *out_len);
+/* The ExportedSessionKey once OK for a named user; false otherwise. */
+bool auth_client_session_key(const struct auth_client *c,
+			     uint8_t key[AUTH_SESSION_KEY_SIZE]);
+
 #endif

@@ -68,6 +68,9 @@ struct spnego_resp {
 
 NTSTATUS spnego_encode_resp(TALLOC_CTX *mem_ctx, const struct spnego_resp *r,
 			    uint8_t **out, size_t *out_len);
+/* Client: a GSS-API framed NegTokenInit offering NTLMSSP with token. */
+NTSTATUS spnego_encode_init(TALLOC_CTX *mem_ctx, const uint8_t *token,
+			    size_t token_len, uint8_t **out, size_t *out_len);
 NTSTATUS spnego_encode_negprot(TALLOC_CTX *mem_ctx, uint8_t **out,
 			       size_t *out_len);
 
@@ -163,6 +166,26 @@ bool ntlmssp_av_append(TALLOC_CTX *mem_ctx, uint8_t **buf, size_t *len,
 		       uint16_t id, const uint8_t *value, size_t value_len);
 
 /*
+ * The client direction (ntlmssp_msg.c, used by auth_client.c).  push:
+ * a NEGOTIATE with no OEM names; an AUTHENTICATE from a (fields point
+ * at caller memory) with a zero MIC for the caller to fill.  pull: a
+ * CHALLENGE whose fields lie inside buf, with a valid target info.
+ */
+NTSTATUS ntlmssp_negotiate_push(TALLOC_CTX *mem_ctx, uint32_t flags,
+				uint8_t **out, size_t *out_len);
+NTSTATUS ntlmssp_challenge_pull(const uint8_t *buf, size_t len,
+				struct ntlmssp_challenge *out);
+NTSTATUS ntlmssp_authenticate_push(TALLOC_CTX *mem_ctx,
+				   const struct ntlmssp_authenticate *a,
+				   uint8_t **out, size_t *out_len);
+/*
+ * The AV pairs a client puts in its NTLMv2 response: the server's list
+ * without its MsvAvFlags, then MsvAvFlags = av_flags and MsvAvEOL.
+ */
+bool ntlmssp_av_client_list(TALLOC_CTX *mem_ctx, struct auth_slice server,
+			    uint32_t av_flags, uint8_t **out, size_t *out_len);
+
+/*
  * ntlmv2.c: MS-NLMP 3.3.2.  All keys are 16 bytes.
  * The NTLMv2 response is NTProofStr(16) || temp; temp starts with the
  * 28-byte NTLMv2_CLIENT_CHALLENGE header, then the AV pairs.
@@ -184,6 +207,18 @@ NTSTATUS ntowfv2(const uint8_t nt_hash[16], struct auth_slice user_utf16,
  */
 NTSTATUS ntlmv2_verify(const uint8_t owf[16], const uint8_t challenge[8],
 		       struct auth_slice nt_response, uint8_t base_key[16]);
+/*
+ * Client: the NTLMv2 response NTProofStr || temp for a 28-byte client
+ * header (time, client challenge) and av pairs, and the SessionBaseKey
+ * (3.3.2 ComputeResponse).  *nt_response is talloc'd on mem_ctx.
+ */
+NTSTATUS ntlmv2_client_response(TALLOC_CTX *mem_ctx,
+				const uint8_t owf[16],
+				const uint8_t server_challenge[8],
+				const uint8_t client_challenge[8],
+				uint64_t nttime, struct auth_slice av,
+				uint8_t **nt_response, size_t *nt_len,
+				uint8_t base_key[16]);
 NTSTATUS ntlm_rc4(const uint8_t key[16], const uint8_t in[16],
 		  uint8_t out[16]);
 NTSTATUS ntlmssp_mic(const uint8_t key[16], struct auth_slice negotiate,

@@ -233,3 +233,141 @@ bool ntlmssp_av_append(TALLOC_CTX *mem_ctx, uint8_t **buf, size_t *len,
 	*len += AV_HDR_LEN + value_len;
 	return true;
 }
+
+/* ---- the client direction (smb2bench): NEGOTIATE, CHALLENGE, AUTH ---- */
+
+#define NEG_DOMAIN_OFS 16
+#define NEG_WKSTA_OFS 24
+#define NEG_VERSION_OFS 32
+#define NEG_LEN 40
+#define AUTH_VERSION_OFS 64
+#define AUTH_HDR_LEN (NTLMSSP_MIC_OFS + NTLMSSP_MIC_LEN)
+
+NTSTATUS ntlmssp_negotiate_push(TALLOC_CTX *mem_ctx, uint32_t flags,
+				uint8_t **out, size_t *out_len)
+{
+	uint8_t *m = talloc_zero_array(mem_ctx, uint8_t, NEG_LEN);
+
+	if (m == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	memcpy(m, NTLMSSP_SIGNATURE, NTLMSSP_SIGNATURE_LEN);
+	push_le32(m + NTLMSSP_TYPE_OFS, NTLMSSP_NEGOTIATE);
+	push_le32(m + NTLMSSP_NEG_FLAGS_OFS, flags);
+	/* no OEM domain or workstation: empty fields point past the end */
+	field_push(m, NEG_DOMAIN_OFS, 0, NEG_LEN);
+	field_push(m, NEG_WKSTA_OFS, 0, NEG_LEN);
+	if (flags & NTLMSSP_NEGOTIATE_VERSION) {
+		memcpy(m + NEG_VERSION_OFS, ntlmssp_version, 8);
+	}
+	*out = m;
+	*out_len = NEG_LEN;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS ntlmssp_challenge_pull(const uint8_t *buf, size_t len,
+				struct ntlmssp_challenge *out)
+{
+	size_t lowest = len;
+	bool ok = true;
+
+	*out = (struct ntlmssp_challenge){};
+	if (len < CHAL_VERSION_OFS ||
+	    ntlmssp_msg_type(buf, len) != NTLMSSP_CHALLENGE) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	ok &= field_pull(buf, len, CHAL_TARGET_NAME_OFS, &out->target_name,
+			 &lowest);
+	ok &= field_pull(buf, len, CHAL_TARGET_INFO_OFS, &out->target_info,
+			 &lowest);
+	out->flags = pull_le32(buf + CHAL_FLAGS_OFS);
+	memcpy(out->server_challenge, buf + CHAL_CHALLENGE_OFS, 8);
+	if (!ok || lowest < CHAL_VERSION_OFS) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	/* NTLMv2 needs the target info, and it must be a proper list */
+	if (out->target_info.len == 0 ||
+	    !ntlmssp_av_list_valid(out->target_info)) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return NT_STATUS_OK;
+}
+
+NTSTATUS ntlmssp_authenticate_push(TALLOC_CTX *mem_ctx,
+				   const struct ntlmssp_authenticate *a,
+				   uint8_t **out, size_t *out_len)
+{
+	const struct auth_slice *f[] = {
+		&a->lm_response, &a->nt_response, &a->domain, &a->user,
+		&a->workstation, &a->enc_session_key,
+	};
+	static const size_t f_ofs[] = {
+		AUTH_LM_OFS, AUTH_NT_OFS, AUTH_DOMAIN_OFS, AUTH_USER_OFS,
+		AUTH_WKSTA_OFS, AUTH_KEY_OFS,
+	};
+	size_t len = AUTH_HDR_LEN, pos = AUTH_HDR_LEN, i;
+	uint8_t *m = NULL;
+
+	for (i = 0; i < 6; i++) {
+		if (f[i]->len > UINT16_MAX) {
+			return NT_STATUS_INVALID_PARAMETER;
+		}
+		len += f[i]->len;
+	}
+	m = talloc_zero_array(mem_ctx, uint8_t, len);
+	if (m == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	memcpy(m, NTLMSSP_SIGNATURE, NTLMSSP_SIGNATURE_LEN);
+	push_le32(m + NTLMSSP_TYPE_OFS, NTLMSSP_AUTHENTICATE);
+	for (i = 0; i < 6; i++) {
+		field_push(m, f_ofs[i], f[i]->len, pos);
+		if (f[i]->len > 0) {
+			memcpy(m + pos, f[i]->data, f[i]->len);
+		}
+		pos += f[i]->len;
+	}
+	push_le32(m + AUTH_FLAGS_OFS, a->flags);
+	if (a->flags & NTLMSSP_NEGOTIATE_VERSION) {
+		memcpy(m + AUTH_VERSION_OFS, ntlmssp_version, 8);
+	}
+	/* the MIC (72..87) stays zero: the caller computes and sets it */
+	*out = m;
+	*out_len = len;
+	return NT_STATUS_OK;
+}
+
+bool ntlmssp_av_client_list(TALLOC_CTX *mem_ctx, struct auth_slice server,
+			    uint32_t av_flags, uint8_t **out, size_t *out_len)
+{
+	uint8_t flags_le[4];
+	size_t pos = 0;
+	bool ok = true;
+
+	*out = NULL;
+	*out_len = 0;
+	/* server is a valid list (ntlmssp_challenge_pull checked it) */
+	while (ok && server.len - pos >= AV_HDR_LEN) {
+		uint16_t id = pull_le16(server.data + pos);
+		size_t len = pull_le16(server.data + pos + 2);
+
+		if (id == MSV_AV_EOL) {
+			break;
+		}
+		if (id != MSV_AV_FLAGS) {
+			ok = ntlmssp_av_append(mem_ctx, out, out_len, id,
+					       server.data + pos + AV_HDR_LEN,
+					       len);
+		}
+		pos += AV_HDR_LEN + len;
+	}
+	push_le32(flags_le, av_flags);
+	ok = ok && ntlmssp_av_append(mem_ctx, out, out_len, MSV_AV_FLAGS,
+				     flags_le, sizeof(flags_le)) &&
+	     ntlmssp_av_append(mem_ctx, out, out_len, MSV_AV_EOL, NULL, 0);
+	if (!ok) {
+		TALLOC_FREE(*out);
+		*out_len = 0;
+	}
+	return ok;
+}

@@ -19,6 +19,7 @@
 #include <nettle/memops.h>
 
 #include "lib/auth/auth_private.h"
+#include "lib/util/byteorder.h"
 
 #define NTLMV2_RESP_TYPE 1
 
@@ -102,6 +103,47 @@ NTSTATUS ntlmv2_verify(const uint8_t owf[16], const uint8_t challenge[8],
 	}
 	auth_wipe(expect, sizeof(expect));
 	return ntlm_hmac_md5(owf, 16, &proof, 1, base_key);
+}
+
+NTSTATUS ntlmv2_client_response(TALLOC_CTX *mem_ctx,
+				const uint8_t owf[16],
+				const uint8_t server_challenge[8],
+				const uint8_t client_challenge[8],
+				uint64_t nttime, struct auth_slice av,
+				uint8_t **nt_response, size_t *nt_len,
+				uint8_t base_key[16])
+{
+	size_t len = NTLMV2_PROOF_LEN + NTLMV2_CLIENT_HDR_LEN + av.len + 4;
+	uint8_t *r = talloc_zero_array(mem_ctx, uint8_t, len);
+	struct auth_slice parts[2] = { { server_challenge, 8 } };
+	struct auth_slice proof = { r, NTLMV2_PROOF_LEN };
+	uint8_t *temp = NULL;
+	NTSTATUS status;
+
+	if (r == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	/*
+	 * temp (2.2.2.7): RespType, HiRespType, Z(6), TimeStamp,
+	 * ChallengeFromClient, Z(4), AvPairs, then the Z(4) 3.3.2 appends
+	 */
+	temp = r + NTLMV2_PROOF_LEN;
+	temp[0] = temp[1] = NTLMV2_RESP_TYPE;
+	push_le64(temp + 8, nttime);
+	memcpy(temp + 16, client_challenge, 8);
+	memcpy(temp + NTLMV2_CLIENT_HDR_LEN, av.data, av.len);
+	parts[1] = (struct auth_slice){ temp, len - NTLMV2_PROOF_LEN };
+	status = ntlm_hmac_md5(owf, 16, parts, 2, r);	/* NTProofStr */
+	if (NT_STATUS_IS_OK(status)) {
+		status = ntlm_hmac_md5(owf, 16, &proof, 1, base_key);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		talloc_free(r);
+		return status;
+	}
+	*nt_response = r;
+	*nt_len = len;
+	return NT_STATUS_OK;
 }
 
 NTSTATUS ntlm_rc4(const uint8_t key[16], const uint8_t in[16],

@@ -9,6 +9,7 @@
 
 #include "lib/auth/auth_private.h"
 #include "lib/auth/passdb_private.h"
+#include "lib/util/hexdigit.h"
 
 #define HASH_HEX_LEN (2 * AUTH_NT_HASH_SIZE)
 #define FLAGS_WIDTH 11		/* letters and spaces between [ ] */
@@ -55,20 +56,6 @@ static size_t split_fields(const char *line, size_t len, struct field *f)
 	return n;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	}
-	if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	}
-	if (c >= 'A' && c <= 'F') {
-		return c - 'A' + 10;
-	}
-	return -1;
-}
-
 static bool all_chars(const char *p, size_t len, char c)
 {
 	size_t i;
@@ -98,7 +85,8 @@ static enum hash_kind parse_hash(struct field f, uint8_t out[16])
 		return HASH_NONE;
 	}
 	for (i = 0; i < AUTH_NT_HASH_SIZE; i++) {
-		int hi = hexval(f.p[2 * i]), lo = hexval(f.p[2 * i + 1]);
+		int hi = hex_digit_value(f.p[2 * i]);
+		int lo = hex_digit_value(f.p[2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
 			return HASH_BAD;
@@ -119,7 +107,7 @@ static bool parse_u32(struct field f, int base, size_t max_digits,
 		return false;
 	}
 	for (i = 0; i < f.len; i++) {
-		int d = hexval(f.p[i]);
+		int d = hex_digit_value(f.p[i]);
 
 		if (d < 0 || d >= base) {
 			return false;

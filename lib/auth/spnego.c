@@ -382,3 +382,35 @@ NTSTATUS spnego_encode_negprot(TALLOC_CTX *mem_ctx, uint8_t **out,
 	talloc_free(a);
 	return status;
 }
+
+NTSTATUS spnego_encode_init(TALLOC_CTX *mem_ctx, const uint8_t *token,
+			    size_t token_len, uint8_t **out, size_t *out_len)
+{
+	struct spnego_asn *a = spnego_asn_new(mem_ctx,
+					      "SPNEGO.InitialContextToken");
+	const char *init = "innerContextToken.negTokenInit";
+	char name[64];
+	NTSTATUS status = NT_STATUS_INTERNAL_ERROR;
+	bool ok;
+
+	if (a == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	ok = write_opt(a->node, "thisMech", SPNEGO_OID, 1) &&
+	     write_opt(a->node, "innerContextToken", "negTokenInit", 1);
+	snprintf(name, sizeof(name), "%s.mechTypes", init);
+	ok = ok && write_opt(a->node, name, "NEW", 1);
+	snprintf(name, sizeof(name), "%s.mechTypes.?LAST", init);
+	ok = ok && write_opt(a->node, name, NTLMSSP_OID, 1);
+	snprintf(name, sizeof(name), "%s.reqFlags", init);
+	ok = ok && write_opt(a->node, name, NULL, 0);
+	snprintf(name, sizeof(name), "%s.mechToken", init);
+	ok = ok && write_opt(a->node, name, token, token_len);
+	snprintf(name, sizeof(name), "%s.mechListMIC", init);
+	ok = ok && write_opt(a->node, name, NULL, 0);
+	if (ok) {
+		status = der_encode(mem_ctx, a->node, out, out_len);
+	}
+	talloc_free(a);
+	return status;
+}

@@ -249,4 +249,43 @@ void lp_dump(FILE *f, const struct loadparm *lp, bool show_defaults);
 /* Dialect code to "SMB3_11" etc. */
 const char *lp_dialect_name(uint16_t dialect);
 
+/*
+ * One entry of "interfaces" in Samba's syntax (param_iface.c):
+ *
+ *	ADDRESS | ADDRESS/MASK | NAME   [;key=value[,key=value...]]
+ *
+ * MASK a prefix length or a dotted netmask; NAME an interface name, shell
+ * wildcards allowed ("eth*").  Keys (Samba's): speed (bits per second),
+ * capability (RSS or RDMA, may repeat), if_index, options (dynamic or
+ * nodynamic).  The keys only change what FSCTL_QUERY_NETWORK_INTERFACE_INFO
+ * tells multichannel clients about the interfaces the entry matches.
+ */
+#define LP_IFACE_CAP_RSS	0x1
+#define LP_IFACE_CAP_RDMA	0x2
+
+struct lp_iface {
+	char what[64];          /* the address or name, no mask or keys */
+	bool is_addr;
+	int family;             /* AF_INET / AF_INET6 when is_addr */
+	uint8_t addr[16];
+	int prefix;             /* mask length; -1: no mask */
+	uint64_t speed;         /* 0: not given */
+	uint32_t caps;          /* LP_IFACE_CAP_* given */
+	bool caps_set;
+	uint32_t if_index;      /* 0: not given */
+};
+
+/*
+ * Parse one entry.  Returns NULL when it is usable; otherwise a message
+ * (on mem_ctx) saying what is wrong.  *fatal: the entry cannot be used at
+ * all (an address, mask or name that does not parse); else only a key
+ * was refused and *out holds the rest.
+ */
+char *lp_iface_parse(TALLOC_CTX *mem_ctx, const char *entry,
+		     struct lp_iface *out, bool *fatal);
+
+/* Does the entry name this address (family AF_INET or AF_INET6)? */
+bool lp_iface_match_addr(const struct lp_iface *e, int family,
+			 const uint8_t *addr);
+
 #endif

@@ -233,6 +233,10 @@ static const struct lp_refused lp_refused[] = {
 	  "empty passwords are always refused" },
 	{ "encrypt passwords", NULL, WHERE_GLOBAL, v_false, LP_DIAG_WARNING,
 	  "plain-text passwords are always refused" },
+	/* Samba's default, which ringsmb always does (docs/vfs.md); "no"
+	 * would map attributes to mode bits instead */
+	{ "store dos attributes", NULL, WHERE_ANY, v_false, LP_DIAG_WARNING,
+	  "DOS attributes are always stored in user.DOSATTRIB" },
 	/* Samba's max connections is per share; ringsmb's is global */
 	{ "max connections", NULL, WHERE_SHARE, v_not_zero, LP_DIAG_ERROR,
 	  "ringsmb limits connections only server-wide ([global])" },
@@ -354,10 +358,38 @@ static void check_host_list(const struct lp_entry *e, bool is_deny,
 	talloc_free(tmp);
 }
 
+/*
+ * interfaces: Samba ignores what it cannot parse; so does ringsmb, but it
+ * says so.  Nothing here grants access (an entry only narrows where
+ * smbd listens and what it advertises).
+ */
+static void check_interfaces(const struct lp_entry *e, struct lp_diags *d)
+{
+	TALLOC_CTX *tmp = talloc_new(NULL);
+	const char **l = lp_list_parse(tmp, e->value);
+
+	for (; l != NULL && *l != NULL; l++) {
+		struct lp_iface iface;
+		bool fatal = false;
+		char *problem = lp_iface_parse(tmp, *l, &iface, &fatal);
+
+		if (problem != NULL) {
+			lp_diag_add(d, LP_DIAG_WARNING, e->file, e->line,
+				    "parameter \"%s\": \"%s\": %s; %s",
+				    e->key, *l, problem,
+				    fatal ? "the entry is ignored" :
+				    "that key is ignored");
+		}
+	}
+	talloc_free(tmp);
+}
+
 void lp_check_value(const struct lp_param *p, const struct lp_entry *e,
 		    struct lp_diags *d)
 {
-	if (strcmp(p->name, "hosts allow") == 0) {
+	if (strcmp(p->name, "interfaces") == 0) {
+		check_interfaces(e, d);
+	} else if (strcmp(p->name, "hosts allow") == 0) {
 		check_host_list(e, false, d);
 	} else if (strcmp(p->name, "hosts deny") == 0) {
 		check_host_list(e, true, d);

@@ -246,12 +246,13 @@ const struct lp_param lp_params[] = {
 	{ "preserve case", LP_BOOL, S(preserve_case), .def = "yes" },
 	/*
 	 * ringsmb: how READ payloads reach the socket (docs/performance.md).
-	 * copy by default: splice lends page-cache pages to the socket, so a
-	 * concurrent truncate or overwrite can change bytes already promised
-	 * (sendfile semantics, docs/architecture.md, "Data path modes"):
-	 * opt-in.
+	 * auto by default: splice (page-cache pages lent to the socket) only
+	 * while no SMB open of the file can write it, copy otherwise, so no
+	 * SMB client can change bytes already promised; "splice" always
+	 * splices (sendfile semantics, docs/architecture.md, "Data path
+	 * modes").
 	 */
-	{ "smb2 read mode", LP_ENUM, S(read_mode), .def = "copy",
+	{ "smb2 read mode", LP_ENUM, S(read_mode), .def = "auto",
 	  .enums = read_mode_vals },
 	{ "min splice size", LP_INT, S(min_splice_size), .def = "65536",
 	  .min = 0, .max = 1 << 30 },

@@ -178,9 +178,10 @@ static char *string_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
 
 /* ---- list ---- */
 
+/* Samba's LIST_SEP: blanks, ',' and ';' */
 static bool list_sep(char c)
 {
-	return c == ',' || isspace((unsigned char)c);
+	return c == ',' || c == ';' || isspace((unsigned char)c);
 }
 
 /* One item starting at *sp; double quotes group, and are removed. */

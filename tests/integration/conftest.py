@@ -34,7 +34,7 @@ SMBCLIENT = os.environ.get("RINGSMB_SMBCLIENT", "smbclient")
 START_TIMEOUT = 20.0     # seconds until the port must accept connections
 STOP_TIMEOUT = 15.0      # seconds between SIGTERM and SIGKILL
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:",
-                     "LeakSanitizer")
+                     "LeakSanitizer", "WARNING: ThreadSanitizer")
 
 # Variants of the server configuration.  "default" runs everywhere; the
 # other two only mean something for ringsmb (Samba can run vfs_io_uring,
@@ -354,9 +354,9 @@ class RingsmbServer(Server):
         if self.variant == "no_io_uring":
             g += "  io_uring = no\n"
         elif self.variant == "vfs_io_uring":
-            # the fast path: ring I/O and the splice read mode for every
-            # unsigned READ of a page or more (copy, the default, is
-            # what the other two variants run)
+            # the fast path: ring I/O and the splice read mode (auto,
+            # the default) for every unsigned READ of a page or more
+            # that no open can change
             g += ("  io_uring = yes\n  smb2 read mode = auto\n"
                   "  min splice size = 4096\n")
         g += self.global_extra()

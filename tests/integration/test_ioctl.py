@@ -14,13 +14,15 @@ import random
 import shutil
 import socket
 import struct
+import subprocess
 import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import TARGET, RingsmbServer, SambaServer, finish_server
+from conftest import (TARGET, RingsmbServer, SambaServer, finish_server,
+                      tool_binary)
 
 smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.connection import Connection, Dialects  # noqa: E402
@@ -774,6 +776,66 @@ def test_network_interface_info_ipv6(share_tree, tmp_path):
         assert st == OK
         addrs = {(i[3], i[4]) for i in parse_ifaces(out)}
         assert (2, "127.0.0.1") in addrs and (0x17, "::1") in addrs
+    finally:
+        finish_server(srv)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _iface_server(extra):
+    base = tempfile.mkdtemp(prefix="ringsmb-ioctl-if-")
+    srv = writable(RingsmbServer)(WritableTree(base),
+                                  extra_global=extra).start()
+    return base, srv
+
+
+def _ifaces_of(srv):
+    c = Client(srv)
+    try:
+        st, out = c.ioctl(FSCTL_QUERY_NETWORK_INTERFACE_INFO, NO_FILE)
+    finally:
+        c.close()
+    assert st == OK
+    return parse_ifaces(out)
+
+
+def test_network_interface_keys():
+    """Samba's extended "interfaces" syntax: speed, capability=RSS and
+    if_index reach the client as configured."""
+    if SAMBA:
+        pytest.skip("ringsmb listener configuration only")
+    base, srv = _iface_server({
+        "interfaces": '"127.0.0.1;speed=25000000000,capability=RSS,'
+                      'if_index=77"'})
+    try:
+        assert _ifaces_of(srv) == [(77, 1, 25000000000, 2, "127.0.0.1")]
+    finally:
+        finish_server(srv)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_network_interface_only_listed():
+    """Listening on every address ("bind interfaces only = no"), the
+    server still advertises only what "interfaces" names, as Samba; an
+    RDMA capability is refused (no SMB Direct) and never advertised, the
+    entry's other keys still apply, and testparm names the line."""
+    if SAMBA:
+        pytest.skip("ringsmb listener configuration only")
+    base, srv = _iface_server({
+        "bind interfaces only": "no",
+        "interfaces": '"lo;capability=RDMA,speed=1000"'})
+    try:
+        ifs = _ifaces_of(srv)
+        assert {i[4] for i in ifs} <= {"127.0.0.1", "::1"}, ifs
+        assert "127.0.0.1" in {i[4] for i in ifs}
+        for idx, cap, speed, _, _ in ifs:
+            assert idx == socket.if_nametoindex("lo")
+            assert cap == 0 and speed == 1000
+        tp = subprocess.run([str(tool_binary("testparm")), "-s",
+                             str(srv.conf)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, timeout=60)
+        text = tp.stdout.decode(errors="replace")
+        assert "capability=RDMA" in text and "interfaces" in text, text
+        assert "%s:" % srv.conf in text, text
     finally:
         finish_server(srv)
         shutil.rmtree(base, ignore_errors=True)

@@ -23,7 +23,8 @@ from conftest import (TARGET, VARIANTS, finish_server, make_scratch_dir,
 smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 
-from test_write import Client  # noqa: E402
+from test_write import (APPEND_DATA, READ_DATA, WRITE_DATA,  # noqa: E402
+                        Client)
 import rawsmb  # noqa: E402
 
 if TARGET != "ringsmb":
@@ -47,6 +48,7 @@ SHARE_PARAMS["zerocopy_regbuf"] = ("zerocopy",
                                    {"io_uring:registered buffers": "2",
                                     "vfs objects": "io_uring"})
 STATUS_END_OF_FILE = 0xC0000011
+READ_ONLY = READ_DATA | 0x80             # FILE_READ_ATTRIBUTES
 
 
 def _make_pattern(total):
@@ -119,19 +121,59 @@ def test_read_boundaries(rmserver, mode):
         f.close()
 
 
+def _peer(c):
+    """How the server's log names this client's connection."""
+    host, port = c.conn.transport._sock.getsockname()[:2]
+    return "%s:%u" % (host, port)
+
+
+def _spliced(srv, c):
+    """Has this connection spliced a READ?  The server logs the
+    connection's pipes at level 3 when its first spliced READ takes
+    them."""
+    log = srv.log_path.read_text(errors="replace")
+    return ("%s: splice pipes of" % _peer(c)) in log
+
+
 @pytest.mark.parametrize("mode", ("splice", "auto"))
 def test_splice_used_where_allowed(rmserver, mode):
-    """The splice shares really splice when the ring can (the server logs
-    its pipes at level 3); with io_uring off they copy."""
+    """The splice shares really splice when the ring can; with io_uring
+    off they copy.  Read-only open: nothing can write the file."""
     with Client(rmserver.port, share="rm_" + mode) as c:
-        f = c.open("data.bin")
+        f = c.open("data.bin", access=READ_ONLY)
         assert f.read(0, 2 * MiB) == rmserver.data[:2 * MiB]
+        assert _spliced(rmserver, c) == (rmserver.variant != "no_io_uring")
         f.close()
-    log = rmserver.log_path.read_text(errors="replace")
-    if rmserver.variant == "no_io_uring":
-        assert "splice pipes of" not in log
-    else:
-        assert "splice pipes of" in log
+
+
+@pytest.mark.parametrize("mode", ("splice", "auto"))
+def test_auto_copies_while_writable(rmserver, mode):
+    """auto (the default) splices only while no open of the file has
+    write or append access, so no SMB client can change bytes lent to
+    the socket; splice splices regardless.  The reader's own open counts
+    too."""
+    want = rmserver.data[:2 * MiB]
+    with Client(rmserver.port, share="rm_" + mode) as c, \
+            Client(rmserver.port, share="rm_" + mode) as w:
+        f = c.open("data.bin", access=READ_ONLY)
+        for access in (WRITE_DATA, APPEND_DATA):
+            h = w.open("data.bin", access=access)
+            assert f.read(0, 2 * MiB) == want
+            assert _spliced(rmserver, c) == (
+                mode == "splice" and rmserver.variant != "no_io_uring")
+            h.close()
+        f.close()
+        # its own write access keeps auto copying as well
+        f = c.open("data.bin", access=READ_ONLY | WRITE_DATA)
+        assert f.read(0, 2 * MiB) == want
+        assert _spliced(rmserver, c) == (
+            mode == "splice" and rmserver.variant != "no_io_uring")
+        f.close()
+        # no writer left: auto splices again
+        f = c.open("data.bin", access=READ_ONLY)
+        assert f.read(0, 2 * MiB) == want
+        assert _spliced(rmserver, c) == (rmserver.variant != "no_io_uring")
+        f.close()
 
 
 def test_registered_buffers_used(rmserver):

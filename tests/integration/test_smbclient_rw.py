@@ -146,8 +146,9 @@ def check_ok(r, what):
 
 
 def disk_attrs(path):
-    """FileAttributes stored in user.DOSATTRIB, None without one: ringsmb's
-    'RSDA' record (docs/vfs.md) or Samba's '0x<hex>' prefix."""
+    """FileAttributes stored in user.DOSATTRIB, None without one: Samba's
+    NDR value, as both servers write it (docs/vfs.md), its older
+    '0x<hex>' form, or an earlier ringsmb's 'RSDA' record."""
     try:
         v = os.getxattr(path, "user.DOSATTRIB")
     except OSError:

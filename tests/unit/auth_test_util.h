@@ -75,6 +75,20 @@ struct auth_slice ntlmv2_response(TALLOC_CTX *mem_ctx,
 				  struct auth_slice av,
 				  uint8_t base_key[16]);
 
+/*
+ * MS-NLMP 4.2.4 (NTLMv2): user "User", domain "Domain", password
+ * "Password", ServerChallenge 0123456789abcdef, ClientChallenge aa * 8,
+ * time 0, the AV pairs below; the NTProofStr, SessionBaseKey and, for a
+ * RandomSessionKey of 55 * 16, the EncryptedRandomSessionKey.
+ */
+extern const uint8_t msnlmp_nt_hash[16];
+extern const uint8_t msnlmp_owf[16];
+extern const uint8_t msnlmp_challenge[8];
+extern const uint8_t msnlmp_av[36];
+extern const uint8_t msnlmp_proof[16];
+extern const uint8_t msnlmp_base_key[16];
+extern const uint8_t msnlmp_enc_key[16];
+
 /* ---- a server under test ---- */
 
 struct test_user_db {

@@ -318,29 +318,13 @@ static void test_ntlmssp__out_of_order(void **state)
 static void test_ntlmv2__msnlmp_vectors(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
-	static const uint8_t nt_hash[16] = {
-		0xa4, 0xf4, 0x9c, 0x40, 0x65, 0x10, 0xbd, 0xca,
-		0xb6, 0x82, 0x4e, 0xe7, 0xc3, 0x0f, 0xd8, 0x52 };
-	static const uint8_t owf_want[16] = {
-		0x0c, 0x86, 0x8a, 0x40, 0x3b, 0xfd, 0x7a, 0x93,
-		0xa3, 0x00, 0x1e, 0xf2, 0x2e, 0xf0, 0x2e, 0x3f };
-	static const uint8_t proof_want[16] = {
-		0x68, 0xcd, 0x0a, 0xb8, 0x51, 0xe5, 0x1c, 0x96,
-		0xaa, 0xbc, 0x92, 0x7b, 0xeb, 0xef, 0x6a, 0x1c };
-	static const uint8_t base_want[16] = {
-		0x8d, 0xe4, 0x0c, 0xca, 0xdb, 0xc1, 0x4a, 0x82,
-		0xf1, 0x5c, 0xb0, 0xad, 0x0d, 0xe9, 0x5c, 0xa3 };
-	static const uint8_t enc_want[16] = {
-		0xc5, 0xda, 0xd2, 0x54, 0x4f, 0xc9, 0x79, 0x90,
-		0x94, 0xce, 0x1c, 0xe9, 0x0b, 0xc9, 0xd0, 0x3e };
-	static const uint8_t chal[8] = {
-		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
-	static const uint8_t av[] = {
-		0x02, 0x00, 0x0c, 0x00, 'D', 0, 'o', 0, 'm', 0, 'a', 0, 'i', 0,
-		'n', 0, 0x01, 0x00, 0x0c, 0x00, 'S', 0, 'e', 0, 'r', 0, 'v', 0,
-		'e', 0, 'r', 0, 0x00, 0x00, 0x00, 0x00 };
+	const uint8_t *nt_hash = msnlmp_nt_hash, *owf_want = msnlmp_owf;
+	const uint8_t *proof_want = msnlmp_proof;
+	const uint8_t *base_want = msnlmp_base_key;
+	const uint8_t *enc_want = msnlmp_enc_key;
+	const uint8_t *chal = msnlmp_challenge, *av = msnlmp_av;
 	uint8_t hash[16], owf[16], base[16], enc[16], rnd[16];
-	uint8_t resp[16 + NTLMV2_CLIENT_HDR_LEN + sizeof(av) + 4] = {};
+	uint8_t resp[16 + NTLMV2_CLIENT_HDR_LEN + sizeof(msnlmp_av) + 4] = {};
 	struct auth_slice r = { resp, sizeof(resp) };
 
 	assert_status(auth_nt_hash("Password", hash), NT_STATUS_OK);
@@ -351,7 +335,7 @@ static void test_ntlmv2__msnlmp_vectors(void **state)
 	/* temp: 0x0101, zero time, ClientChallenge aa*8, AV pairs */
 	resp[16] = resp[17] = 1;
 	memset(resp + 16 + 16, 0xaa, 8);
-	memcpy(resp + 16 + NTLMV2_CLIENT_HDR_LEN, av, sizeof(av));
+	memcpy(resp + 16 + NTLMV2_CLIENT_HDR_LEN, av, sizeof(msnlmp_av));
 	memcpy(resp, proof_want, 16);
 	assert_true(ntlmv2_response_valid(r));
 	assert_status(ntlmv2_verify(owf, chal, r, base), NT_STATUS_OK);

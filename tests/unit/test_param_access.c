@@ -119,6 +119,21 @@ static void test_access__loosening_warns(void **state)
 	unload(&l);
 }
 
+/* ringsmb always stores DOS attributes: yes is silent, no warns */
+static void test_access__store_dos_attributes(void **state)
+{
+	struct loaded l = load(*state,
+		"[global]\nstore dos attributes = yes\n"
+		"[s]\npath = /s\nstore dos attributes = no\n");
+
+	assert_int_equal(l.ret, 0);
+	assert_non_null(find_diag(l.diags, LP_DIAG_WARNING,
+				  "t.conf:5: parameter \"store dos "
+				  "attributes\" is not supported: ignored"));
+	assert_int_equal(count_diags(l.diags), 1);
+	unload(&l);
+}
+
 static void test_access__hosts_entries(void **state)
 {
 	struct loaded l = load(*state,
@@ -159,6 +174,7 @@ int main(void)
 		T(test_access__refused_list),
 		T(test_access__harmless_values_accepted),
 		T(test_access__loosening_warns),
+		T(test_access__store_dos_attributes),
 		T(test_access__hosts_entries),
 	};
 

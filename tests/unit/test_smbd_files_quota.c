@@ -280,6 +280,14 @@ static void test_names__veto_and_hide(void **state)
 	assert_int_equal(smbd_names_attributes(plain->vfs, ".dot",
 					       ARCH | HID, false),
 			 ARCH | HID);
+	/* and over stored attributes, as Samba's dos_mode_from_name */
+	assert_int_equal(smbd_names_attributes(plain->vfs, ".dot", ARCH,
+					       true), ARCH | HID);
+	assert_int_equal(smbd_names_attributes(plain->vfs, ".dot",
+					       SMB2_FILE_ATTRIBUTE_NORMAL,
+					       true), HID);
+	assert_int_equal(smbd_names_attributes(plain->vfs, "..", 0, true),
+			 SMB2_FILE_ATTRIBUTE_NORMAL);
 	assert_false(smbd_name_listed(vfs, vfs->root_fd, "x.tmp"));
 	assert_true(smbd_name_listed(vfs, vfs->root_fd, "f"));
 	assert_false(smbd_delete_veto_files(vfs));

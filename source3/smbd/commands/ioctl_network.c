@@ -3,10 +3,14 @@
  * multichannel client asks first: the interfaces the server listens on.
  * A listener bound to an address gives that address's interface; one
  * bound to the wildcard address gives every interface of its family
- * that is up.  TCP only: no RSS, no RDMA.  The port is 0, as Samba
+ * that is up.  When "interfaces" is set, as in Samba only the interfaces
+ * an entry names are given, with what the entry's keys say (Samba's
+ * "10.0.0.1;speed=25000000000,capability=RSS,if_index=7", param.h:
+ * struct lp_iface).  TCP only: never RDMA.  The port is 0, as Samba
  * sends it (clients connect to the port they already use).
  */
 #include <arpa/inet.h>
+#include <fnmatch.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -15,6 +19,7 @@
 #include <sys/socket.h>
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/commands/ioctl.h"
+#include "lib/param/param.h"
 
 #define NET_IFACE_MAX		64
 /* Without a speed in sysfs (loopback, virtual links): 1 Gbit/s */
@@ -58,14 +63,54 @@ static const void *sa_addr(const struct sockaddr *sa, size_t *len)
 	return NULL;
 }
 
-static void iface_add(struct iface_list *l, const struct ifaddrs *ifa)
+/*
+ * The "interfaces" entry that names this interface address (the first
+ * one, as Samba), parsed into *out; false: none does.  No "interfaces":
+ * every interface counts, with nothing configured.
+ */
+static bool iface_configured(const char *const *entries,
+			     const struct ifaddrs *ifa, struct lp_iface *out)
+{
+	size_t len = 0;
+	const void *a = sa_addr(ifa->ifa_addr, &len);
+	TALLOC_CTX *tmp = NULL;
+	bool found = false;
+
+	*out = (struct lp_iface) { .prefix = -1 };
+	if (entries == NULL || entries[0] == NULL) {
+		return true;
+	}
+	tmp = talloc_new(NULL);
+	for (; *entries != NULL && !found; entries++) {
+		bool fatal = false;
+
+		talloc_free(lp_iface_parse(tmp, *entries, out, &fatal));
+		if (fatal) {
+			continue;
+		}
+		found = out->is_addr ?
+			lp_iface_match_addr(out, ifa->ifa_addr->sa_family, a) :
+			fnmatch(out->what, ifa->ifa_name, 0) == 0;
+	}
+	talloc_free(tmp);
+	return found;
+}
+
+static void iface_add(struct iface_list *l, const struct ifaddrs *ifa,
+		      const char *const *entries)
 {
 	struct smb2_net_iface e = {};
+	struct lp_iface conf;
 	size_t len = 0;
 	const void *a = sa_addr(ifa->ifa_addr, &len);
 	size_t i;
 
-	e.if_index = if_nametoindex(ifa->ifa_name);
+	if (!iface_configured(entries, ifa, &conf)) {
+		return;
+	}
+	e.if_index = conf.if_index != 0 ? conf.if_index :
+		     if_nametoindex(ifa->ifa_name);
+	e.capability = (conf.caps & LP_IFACE_CAP_RSS) ? SMB2_NET_IFACE_RSS : 0;
 	e.family = len == 4 ? SMB2_SOCKADDR_INET : SMB2_SOCKADDR_INET6;
 	memcpy(e.addr, a, len);
 	if (len == 16) {
@@ -80,14 +125,16 @@ static void iface_add(struct iface_list *l, const struct ifaddrs *ifa)
 		}
 	}
 	if (l->n < NET_IFACE_MAX && e.if_index != 0) {
-		e.link_speed = link_speed(ifa->ifa_name);
+		e.link_speed = conf.speed != 0 ? conf.speed :
+			       link_speed(ifa->ifa_name);
 		l->e[l->n++] = e;
 	}
 }
 
 /* Interfaces matching one listening socket address. */
 static void iface_match(struct iface_list *l, const struct ifaddrs *all,
-			const struct sockaddr_storage *ss)
+			const struct sockaddr_storage *ss,
+			const char *const *entries)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)ss;
 	size_t len = 0, ilen = 0;
@@ -108,7 +155,7 @@ static void iface_match(struct iface_list *l, const struct ifaddrs *all,
 		have = sa_addr(ifa->ifa_addr, &ilen);
 		if (memcmp(want, any, len) == 0 ||
 		    memcmp(want, have, len) == 0) {
-			iface_add(l, ifa);
+			iface_add(l, ifa, entries);
 		}
 	}
 }
@@ -127,7 +174,9 @@ static void iface_collect(const struct smbd_server *server,
 		socklen_t slen = sizeof(ss);
 
 		if (getsockname(li->fd, (struct sockaddr *)&ss, &slen) == 0) {
-			iface_match(l, all, &ss);
+			iface_match(l, all, &ss,
+				    (const char *const *)
+				    server->lp->g.interfaces);
 		}
 	}
 	freeifaddrs(all);

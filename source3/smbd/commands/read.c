@@ -16,6 +16,11 @@
  * cannot splice (vfs_noop, a file system without splice_read) or no pipe
  * is free, the READ is copied.
  *
+ * auto (the default): splice as above, but only while no open of the
+ * file on this server has write or append access, so that no SMB client
+ * can change pages already lent to the socket; copy otherwise.  A local
+ * process writing the file still can (docs/architecture.md).
+ *
  * zerocopy: as copy, sent with SENDMSG_ZC; with "io_uring:registered
  * buffers" the buffer comes from the worker's registered pool when one
  * is free (READ_FIXED, then SEND_ZC from the fixed buffer).
@@ -116,9 +121,14 @@ static bool smb2_read_may_splice(const struct smbd_request *req,
 	    share->read_mode != LP_READ_MODE_SPLICE) {
 		return false;
 	}
-	return req->may_splice && r->length > 0 &&
-	       r->length >= (uint32_t)share->min_splice_size &&
-	       ring != NULL && uring_op_supported(ring, IORING_OP_SPLICE);
+	if (!req->may_splice || r->length == 0 ||
+	    r->length < (uint32_t)share->min_splice_size ||
+	    ring == NULL || !uring_op_supported(ring, IORING_OP_SPLICE)) {
+		return false;
+	}
+	return share->read_mode == LP_READ_MODE_SPLICE ||
+	       (req->open->file != NULL &&
+		!smbd_file_has_writer(req->open->file));
 }
 
 /*

@@ -216,23 +216,31 @@ static NTSTATUS check_readonly(const struct smbd_create_params *p,
 
 /*
  * FileAttributes of a new or overwritten file (MS-FSA 2.1.5.1.2.1): what
- * the client asked for, plus ARCHIVE for files.  A new file with nothing
- * beyond that costs no xattr: the statx-derived default says the same.
+ * the client asked for, plus ARCHIVE for files.  A new file gets a value
+ * with its birth time, as Samba stores one at every create, so Samba
+ * reads the same attributes and creation time later (docs/vfs.md); with
+ * nothing beyond ARCHIVE that is best effort, as the statx-derived
+ * default says the same to us on a file system without user xattrs.
  */
 static NTSTATUS store_attributes(const struct smbd_create_params *p,
-				 struct smbd_create_result *out, bool always)
+				 struct smbd_create_result *out, bool is_new)
 {
 	/* SPARSE_FILE comes only from FSCTL_SET_SPARSE (MS-FSA) */
 	uint32_t attrs = p->attributes & SMBD_DOSMODE_STORED &
 			 ~SMB2_FILE_ATTRIBUTE_SPARSE_FILE;
+	NTSTATUS status;
 
 	if (!S_ISDIR(out->st.stx_mode)) {
 		attrs |= SMB2_FILE_ATTRIBUTE_ARCHIVE;
 	}
-	if (!always && (attrs & ~SMB2_FILE_ATTRIBUTE_ARCHIVE) == 0) {
+	if (!is_new) {
+		return smbd_dosmode_set(out->fh, attrs);
+	}
+	status = smbd_dosmode_store_new(out->fh, &out->st, attrs);
+	if ((attrs & ~SMB2_FILE_ATTRIBUTE_ARCHIVE) == 0) {
 		return NT_STATUS_OK;
 	}
-	return smbd_dosmode_set(out->fh, attrs);
+	return status;
 }
 
 /*
@@ -261,7 +269,7 @@ static NTSTATUS overwrite(const struct smbd_create_params *p,
 		status = vfs_fstat(out->fh, &out->st);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = store_attributes(p, out, true);
+		status = store_attributes(p, out, false);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		reserve_allocation(p, out);
@@ -472,7 +480,7 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		out->oplock_level = smbd_oplock_grant_new(
 			tcon, p->oplock_request, S_ISDIR(out->st.stx_mode));
 		open_grant_lease(tcon, p, out);
-		status = store_attributes(p, out, false);
+		status = store_attributes(p, out, true);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		reserve_allocation(p, out);

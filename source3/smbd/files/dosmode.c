@@ -1,47 +1,62 @@
 /*
  * Stored DOS attributes and creation time (MS-FSCC 2.6, MS-FSA 2.1.5.14.2).
  *
- * Linux has neither, so they live in the user.DOSATTRIB xattr, as Samba
- * keeps them, in a format of our own (docs/vfs.md):
+ * Linux has neither, so they live in the user.DOSATTRIB xattr in Samba's
+ * format, so that a share moves between Samba and ringsmb with both
+ * (lib/dcerpc/xattr_dosattrib.h, docs/vfs.md): a hex string, a NUL, then
+ * an NDR xattr_DOSATTRIB.  We write what Samba 4.17 writes, version 5:
+ *
+ *	0   1  "" (the hex string is empty from version 4 on), NUL
+ *	1   1  pad
+ *	2   2  version 5
+ *	4   2  union level 5
+ *	6   2  pad
+ *	8   4  valid flags: ATTRIB | CREATE_TIME (0x11)
+ *	12  4  FileAttributes (SMBD_DOSMODE_STORED bits, DIRECTORY for a
+ *	       directory as Samba stores it)
+ *	16  8  CreationTime (NTTIME), always present as in Samba: the
+ *	       statx-derived one when none was set
+ *
+ * We read every version Samba reads (1..5 and the bare hex string) and
+ * take what Samba 4.17 takes from each (xattr_dosattrib_meaning).  Our
+ * own earlier format, "RSDA" + version 1, is still read; the next store
+ * replaces it with Samba's:
  *
  *	0   4  magic "RSDA"
  *	4   2  version (1)
  *	6   2  flags: 0x1 the creation time is stored
- *	8   4  FileAttributes (SMBD_DOSMODE_STORED bits only)
+ *	8   4  FileAttributes
  *	12  4  reserved, 0
  *	16  8  CreationTime (NTTIME)
  *
- * A value Samba wrote starts with "0x<hex attributes>" and a NUL; its
- * attributes are read from that string, its times are not.  When there is
- * no value, or the file system has no user xattrs, everything falls back
- * to what statx says (open_files.c).  Nothing here is fatal: a failed
- * read means "not stored".
+ * When there is no value, or the file system has no user xattrs,
+ * everything falls back to what statx says (open_files.c).  Nothing here
+ * is fatal: a failed or unreadable read means "not stored".
  */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/dcerpc/xattr_dosattrib.h"
 #include "lib/util/byteorder.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/share_names.h"
 #include "source3/smbd/files/dosmode.h"
 #include "source3/smbd/files/open_files.h"
 
-#define DM_MAGIC		"RSDA"
-#define DM_VERSION		1
-#define DM_FLAG_CREATE_TIME	0x0001
-#define DM_SIZE			24
-/* Samba's "0x" + up to 8 hex digits + NUL, then its NDR blob */
-#define DM_SAMBA_HEX_MAX	10
+#define RSDA_MAGIC		"RSDA"
+#define RSDA_VERSION		1
+#define RSDA_FLAG_CREATE_TIME	0x0001
+#define RSDA_SIZE		24
 
-static bool dm_parse_ours(const uint8_t *b, size_t len,
+static bool dm_parse_rsda(const uint8_t *b, size_t len,
 			  struct smbd_dosmode *dm)
 {
-	if (len < DM_SIZE || memcmp(b, DM_MAGIC, 4) != 0 ||
-	    pull_le16(b + 4) != DM_VERSION) {
+	if (len < RSDA_SIZE || memcmp(b, RSDA_MAGIC, 4) != 0 ||
+	    pull_le16(b + 4) != RSDA_VERSION) {
 		return false;
 	}
 	dm->attrs = pull_le32(b + 8) & SMBD_DOSMODE_STORED;
-	dm->create_time = (pull_le16(b + 6) & DM_FLAG_CREATE_TIME) ?
+	dm->create_time = (pull_le16(b + 6) & RSDA_FLAG_CREATE_TIME) ?
 		pull_le64(b + 16) : 0;
 	return true;
 }
@@ -49,26 +64,20 @@ static bool dm_parse_ours(const uint8_t *b, size_t len,
 static bool dm_parse_samba(const uint8_t *b, size_t len,
 			   struct smbd_dosmode *dm)
 {
-	char hex[DM_SAMBA_HEX_MAX + 1] = "";
-	char *end = NULL;
-	size_t n = 0;
+	struct xattr_dosattrib x;
+	uint32_t attrs = 0;
 
-	if (len < 3 || b[0] != '0' || (b[1] != 'x' && b[1] != 'X')) {
+	if (!NT_STATUS_IS_OK(xattr_dosattrib_pull(b, len, &x))) {
 		return false;
 	}
-	while (n < len && n < DM_SAMBA_HEX_MAX && b[n] != '\0') {
-		hex[n] = (char)b[n];
-		n++;
-	}
-	dm->attrs = (uint32_t)strtoul(hex + 2, &end, 16) &
-		    SMBD_DOSMODE_STORED;
-	dm->create_time = 0;
-	return end != hex + 2 && *end == '\0';
+	xattr_dosattrib_meaning(&x, &attrs, &dm->create_time);
+	dm->attrs = attrs & SMBD_DOSMODE_STORED;
+	return true;
 }
 
 NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm)
 {
-	uint8_t buf[64];
+	uint8_t buf[XATTR_DOSATTRIB_SIZE_MAX];
 	size_t got = 0;
 	NTSTATUS status = vfs_fgetxattr(fh, SMBD_DOSATTRIB_XATTR, buf,
 					sizeof(buf), &got);
@@ -76,22 +85,58 @@ NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm)
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;          /* none stored, or no xattrs here */
 	}
-	if (dm_parse_ours(buf, got, dm) || dm_parse_samba(buf, got, dm)) {
+	if (dm_parse_rsda(buf, got, dm) || dm_parse_samba(buf, got, dm)) {
 		return NT_STATUS_OK;
 	}
 	return NT_STATUS_OBJECT_NAME_NOT_FOUND;   /* unknown: ignored */
 }
 
+/*
+ * As Samba's set_ea_dos_attribute: version 5, both fields valid, the
+ * creation time st gives when none was set.
+ */
+static NTSTATUS dm_store_st(struct vfs_fh *fh, const struct statx *st,
+			    const struct smbd_dosmode *dm)
+{
+	struct xattr_dosattrib x = {
+		.version = 5,
+		.valid_flags = XATTR_DOSINFO_ATTRIB | XATTR_DOSINFO_CREATE_TIME,
+		.attrib = dm->attrs & SMBD_DOSMODE_STORED,
+		.create_time = dm->create_time,
+	};
+	uint8_t b[XATTR_DOSATTRIB_V5_SIZE];
+	struct smb2_file_meta m;
+
+	smbd_meta_from_statx(st, "", &m);
+	if (m.is_dir) {
+		x.attrib |= SMB2_FILE_ATTRIBUTE_DIRECTORY;
+	}
+	if (x.create_time == 0) {
+		x.create_time = m.create_time;
+	}
+	if (xattr_dosattrib_push(&x, b, sizeof(b)) != sizeof(b)) {
+		return NT_STATUS_INTERNAL_ERROR;
+	}
+	return vfs_fsetxattr(fh, SMBD_DOSATTRIB_XATTR, b, sizeof(b), 0);
+}
+
 NTSTATUS smbd_dosmode_store(struct vfs_fh *fh, const struct smbd_dosmode *dm)
 {
-	uint8_t b[DM_SIZE] = {};
+	struct statx st;
+	NTSTATUS status = vfs_fstat(fh, &st);
 
-	memcpy(b, DM_MAGIC, 4);
-	push_le16(b + 4, DM_VERSION);
-	push_le16(b + 6, dm->create_time != 0 ? DM_FLAG_CREATE_TIME : 0);
-	push_le32(b + 8, dm->attrs & SMBD_DOSMODE_STORED);
-	push_le64(b + 16, dm->create_time);
-	return vfs_fsetxattr(fh, SMBD_DOSATTRIB_XATTR, b, sizeof(b), 0);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	return dm_store_st(fh, &st, dm);
+}
+
+NTSTATUS smbd_dosmode_store_new(struct vfs_fh *fh, const struct statx *st,
+				uint32_t attrs)
+{
+	struct smbd_dosmode dm = { .attrs = attrs };
+
+	return dm_store_st(fh, st, &dm);
 }
 
 /* What is stored, or else what statx derives (creation time not kept). */

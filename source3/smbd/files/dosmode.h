@@ -12,9 +12,10 @@
 #include "source3/smbd/files/open_files.h"
 
 /*
- * DOS attributes and the creation time, stored in an xattr (format in
- * dosmode.c and docs/vfs.md).  Without one, the attributes are derived
- * from statx as Samba does (smbd_meta_from_statx).
+ * DOS attributes and the creation time, stored in an xattr in Samba's
+ * format (dosmode.c, docs/vfs.md), so Samba and ringsmb read each
+ * other's.  Without one, the attributes are derived from statx as Samba
+ * does (smbd_meta_from_statx).
  */
 #define SMBD_DOSATTRIB_XATTR "user.DOSATTRIB"
 
@@ -36,7 +37,10 @@ struct smbd_dosmode {
 /* What is stored; an error when nothing (readable) is. */
 NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm);
 
-/* Stores both fields (fh may be O_PATH). */
+/*
+ * Stores both fields as Samba 4.17 does (fh may be O_PATH): a
+ * create_time of 0 stores the one the file reports now.
+ */
 NTSTATUS smbd_dosmode_store(struct vfs_fh *fh,
 			    const struct smbd_dosmode *dm);
 
@@ -51,6 +55,13 @@ NTSTATUS smbd_dosmode_current(struct vfs_fh *fh, const char *base,
  * dropped.
  */
 NTSTATUS smbd_dosmode_set(struct vfs_fh *fh, uint32_t attrs);
+
+/*
+ * For CREATE of a new file or directory, st its statx: stores attrs and
+ * the birth time, with no read first (there is nothing to keep).
+ */
+NTSTATUS smbd_dosmode_store_new(struct vfs_fh *fh, const struct statx *st,
+				uint32_t attrs);
 
 /* Puts stored values over statx-derived metadata. */
 void smbd_dosmode_apply(const struct smbd_dosmode *dm,

@@ -109,6 +109,19 @@ struct smbd_file *smbd_file_find(struct smbd_server *server,
 	return file_find(server, st);
 }
 
+bool smbd_file_has_writer(const struct smbd_file *f)
+{
+	const struct smbd_open *o = NULL;
+
+	for (o = f->opens; o != NULL; o = o->file_next) {
+		if (o->access_mask &
+		    (SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static struct smbd_file *file_new(struct smbd_server *server,
 				  const struct statx *st)
 {

@@ -49,6 +49,12 @@ NTSTATUS smbd_file_check(struct smbd_server *server, const struct statx *st,
 struct smbd_file *smbd_file_find(struct smbd_server *server,
 				 const struct statx *st);
 
+/*
+ * Has any open of f (on this server, durable ones included) write or
+ * append access?  "smb2 read mode = auto" splices only when none has.
+ */
+bool smbd_file_has_writer(const struct smbd_file *f);
+
 /* Link a new open to its file (after smbd_file_check said OK). */
 NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st);
 

@@ -90,8 +90,11 @@ uint32_t smbd_names_attributes(const struct vfs_handle *vfs,
 	if (!n->hide_dot_files && !stored && base[0] == '.') {
 		attrs &= ~SMB2_FILE_ATTRIBUTE_HIDDEN;
 	}
-	if (access_namelist_count(n->hide) > 0 &&
-	    access_namelist_match(n->hide, base, n->case_sensitive)) {
+	/* over stored attributes too, as Samba's dos_mode_from_name */
+	if ((n->hide_dot_files && base[0] == '.' && strcmp(base, ".") != 0 &&
+	     strcmp(base, "..") != 0) ||
+	    (access_namelist_count(n->hide) > 0 &&
+	     access_namelist_match(n->hide, base, n->case_sensitive))) {
 		attrs |= SMB2_FILE_ATTRIBUTE_HIDDEN;
 		attrs &= ~SMB2_FILE_ATTRIBUTE_NORMAL;
 	}

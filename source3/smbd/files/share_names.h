@@ -29,7 +29,8 @@ NTSTATUS smbd_path_vetoed(const struct vfs_handle *vfs, const char *path);
 
 /*
  * DOS attributes with the share's hiding: HIDDEN for "hide files"
- * matches, and without "hide dot files" no HIDDEN for dot names unless
+ * matches and, with "hide dot files", for dot names, over stored
+ * attributes too (as Samba); without it no HIDDEN for dot names unless
  * it was stored.
  */
 uint32_t smbd_names_attributes(const struct vfs_handle *vfs,

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -180,7 +181,10 @@ static int listen_addr(struct smbd_server *server, const char *addr,
 	return -2;      /* not an address */
 }
 
-/* An interface name ("lo", "eth0"): listen on each of its addresses. */
+/*
+ * An interface name ("lo", "eth0", "eth*"): listen on each address of
+ * each interface it matches.
+ */
 static int listen_ifname(struct smbd_server *server, const char *name,
 			 uint16_t port)
 {
@@ -192,7 +196,8 @@ static int listen_ifname(struct smbd_server *server, const char *name,
 		return -1;
 	}
 	for (i = ifs; i != NULL; i = i->ifa_next) {
-		if (i->ifa_addr == NULL || strcmp(i->ifa_name, name) != 0) {
+		if (i->ifa_addr == NULL ||
+		    fnmatch(name, i->ifa_name, 0) != 0) {
 			continue;
 		}
 		if (i->ifa_addr->sa_family == AF_INET) {
@@ -214,23 +219,28 @@ static int listen_ifname(struct smbd_server *server, const char *name,
 	return n > 0 ? 0 : -1;
 }
 
-static int listen_interface(struct smbd_server *server, const char *iface,
+/*
+ * One "interfaces" entry (param.h: lp_iface_parse; testparm has reported
+ * what does not parse): "10.0.0.1/24" listens on the address, a name on
+ * its interfaces' addresses; the ";key=value" part is for
+ * FSCTL_QUERY_NETWORK_INTERFACE_INFO.
+ */
+static int listen_interface(struct smbd_server *server, const char *entry,
 			    uint16_t port)
 {
-	char buf[128];
-	char *slash = NULL;
-	int ret;
+	struct lp_iface iface;
+	bool fatal = false;
+	char *problem = lp_iface_parse(server, entry, &iface, &fatal);
 
-	snprintf(buf, sizeof(buf), "%s", iface);
-	slash = strchr(buf, '/');       /* "10.0.0.1/24": the address */
-	if (slash != NULL) {
-		*slash = '\0';
+	TALLOC_FREE(problem);
+	if (fatal) {
+		DBG_ERR("interfaces: cannot use \"%s\"\n", entry);
+		return -1;
 	}
-	ret = listen_addr(server, buf, port);
-	if (ret == -2) {
-		ret = listen_ifname(server, buf, port);
+	if (iface.is_addr) {
+		return listen_addr(server, iface.what, port);
 	}
-	return ret;
+	return listen_ifname(server, iface.what, port);
 }
 
 int smbd_listeners_open(struct smbd_server *server)
