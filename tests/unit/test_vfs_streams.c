@@ -14,24 +14,6 @@
 static const char *const sx[] = { "streams_xattr", NULL };
 static const char *const uring_sx[] = { "io_uring", "streams_xattr", NULL };
 
-static void flag_done(struct tevent_req *req)
-{
-	bool *done = tevent_req_callback_data_void(req);
-
-	*done = true;
-}
-
-static void wait_done(struct tevent_context *ev, struct tevent_req *req)
-{
-	bool done = false;
-
-	assert_non_null(req);
-	tevent_req_set_callback(req, flag_done, &done);
-	while (!done) {
-		assert_int_equal(tevent_loop_once(ev), 0);
-	}
-}
-
 static NTSTATUS put(struct tevent_context *ev, struct vfs_fh *fh,
 		    const char *data, uint64_t off)
 {
