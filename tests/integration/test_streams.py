@@ -370,6 +370,9 @@ def test_long_name(t):
     assert create_status(t, "f.txt:" + "a" * 234) == OK
     assert create_status(t, "f.txt:" + "a" * 235) == 0xC0000106
     assert xattrs(t.dir / "f.txt") == [PREFIX + "a" * 234 + ":$DATA"]
+    # a file made only for a stream that could not be made goes again
+    assert create_status(t, "g.txt:" + "a" * 235) == 0xC0000106
+    assert not (t.dir / "g.txt").exists()
 
 
 # ------------------------------------------------------------ limits

@@ -135,6 +135,13 @@ NTSTATUS smbd_stream_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		out->path = base.path;
 		status = stream_use(tcon, p, out, created);
 	}
+	if (!NT_STATUS_IS_OK(status) && base.fh != NULL &&
+	    base.action == SMB2_FILE_CREATED &&
+	    !NT_STATUS_EQUAL(status, NT_STATUS_PENDING)) {
+		/* the file was made for this stream only: it goes too */
+		(void)vfs_unlinkat(tcon->vfs, base.path ? base.path : p->path,
+				   S_ISDIR(base.st.stx_mode) ? AT_REMOVEDIR : 0);
+	}
 	TALLOC_FREE(base.fh);
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(out->fh);
