@@ -419,6 +419,7 @@ NTSTATUS smb2_setinfo_pull(uint8_t info_class, const uint8_t *buf,
 #define FS_CASE_PRESERVED_NAMES		0x00000002
 #define FS_UNICODE_ON_DISK		0x00000004
 #define FS_SUPPORTS_SPARSE_FILES	0x00000040
+#define FS_NAMED_STREAMS		0x00040000
 #define FS_READ_ONLY_VOLUME		0x00080000
 
 #define FS_SSINFO_ALIGNED_DEVICE		0x00000001
@@ -472,6 +473,9 @@ static void fs_attribute(struct fi_w *w, const struct smb2_fs_meta *m)
 	}
 	if (m->read_only) {
 		attrs |= FS_READ_ONLY_VOLUME;
+	}
+	if (m->named_streams) {
+		attrs |= FS_NAMED_STREAMS;
 	}
 	w_u32(w, attrs);
 	w_u32(w, FS_MAX_COMPONENT_NAME);

@@ -78,6 +78,7 @@ struct smb2_fs_meta {
 	uint32_t bytes_per_sector;
 	bool read_only;
 	bool case_sensitive;
+	bool named_streams;             /* FILE_NAMED_STREAMS */
 	uint8_t object_id[16];          /* FileFsObjectIdInformation */
 };
 

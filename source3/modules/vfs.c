@@ -8,19 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "source3/modules/vfs.h"
+#include "source3/modules/vfs_private.h"
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 
-/* Samba's VFS_FIND: skip modules that leave the op to the next one. */
-#define VFS_FIND(m, op) do { \
-	while ((m) != NULL && (m)->ops->op == NULL) { \
-		(m) = (m)->next; \
-	} \
-} while (0)
 
 static const struct vfs_ops *const vfs_registry[] = {
 	&vfs_io_uring_ops,
 	&vfs_noop_ops,
+	&vfs_streams_xattr_ops,
 };
 
 static const struct vfs_ops *vfs_lookup(const char *name)
@@ -409,12 +405,12 @@ int vfs_next_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
 
 /* ---- the public calls: dispatch from the top, errno -> NTSTATUS ---- */
 
-static NTSTATUS vfs_status(int ret)
+NTSTATUS vfs_status(int ret)
 {
 	return ret < 0 ? ntstatus_from_errno(-ret) : NT_STATUS_OK;
 }
 
-static int vfs_fh_destructor(struct vfs_fh *fh)
+int vfs_fh_destructor(struct vfs_fh *fh)
 {
 	if (fh->fd != -1) {
 		close(fh->fd);
@@ -767,6 +763,29 @@ void vfs_io_done(struct tevent_req *req, size_t count)
 
 	state->count = count;
 	tevent_req_done(req);
+}
+
+struct vfs_posted_state {
+	struct vfs_io_state io;
+};
+
+struct tevent_req *vfs_io_posted(TALLOC_CTX *mem_ctx,
+				 struct tevent_context *ev, int err,
+				 size_t count)
+{
+	struct vfs_posted_state *state = NULL;
+	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
+						   struct vfs_posted_state);
+
+	if (req == NULL) {
+		return NULL;
+	}
+	if (err != 0) {
+		tevent_req_error(req, err);
+	} else {
+		vfs_io_done(req, count);
+	}
+	return tevent_req_post(req, ev);
 }
 
 int vfs_io_recv(struct tevent_req *req, size_t *count)

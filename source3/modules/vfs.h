@@ -54,6 +54,8 @@ struct vfs_handle {
 	const struct unix_token *token;
 	/* the file layer's per-share name rules (share_names.c), or NULL */
 	const struct smbd_share_names *names;
+	/* a module serves named streams (vfs_streams_xattr's connect) */
+	bool streams;
 	/* modes of new files and directories (create mask etc. applied) */
 	mode_t file_mode;               /* default 0644 */
 	mode_t dir_mode;                /* default 0755 */
@@ -74,7 +76,21 @@ struct vfs_fh {
 	 * cachestat (tmpfs, some FUSE): read and splice it synchronously
 	 */
 	bool no_nowait;
+	/*
+	 * An open of this named stream of the file fd refers to
+	 * (vfs_stream_open), or NULL: the file's own data.  The data ops
+	 * (pread, pwrite, fstat, ftruncate ...) of a stream handle reach
+	 * the module serving streams; metadata ops (times, xattrs, mode)
+	 * act on the file.
+	 */
+	const char *stream;
 	void *private_data;     /* for modules */
+};
+
+/* One named stream of a file (vfs_stream_list). */
+struct vfs_stream {
+	const char *name;       /* without ':' and ":$DATA" */
+	uint64_t size;
 };
 
 /* One entry from vfs_readdir(): never "." or "..". */
@@ -227,6 +243,27 @@ struct vfs_ops {
 	int (*seek_data)(struct vfs_module *m, struct vfs_fh *fh,
 			 uint64_t off, int whence, uint64_t *res);
 
+	/*
+	 * Named streams (docs/vfs.md, "Named streams").  stream_open makes
+	 * fh, which already refers to the base file and has fh->stream set,
+	 * an open of that stream: flags O_CREAT and O_EXCL as open(2) (a
+	 * missing stream without O_CREAT: -ENOENT); a stream that exists
+	 * under another case keeps that spelling (fh->stream is replaced,
+	 * on fh).  Returns 1 when it created the stream, else 0; fills *st
+	 * as fstat does for a stream handle.  stream_list gives the file's
+	 * named streams on mem_ctx; stream_remove and stream_rename act on
+	 * the stream of fh (rename: -EEXIST unless replace).  vfs_default
+	 * has no streams: -ENOTSUP, and an empty list.
+	 */
+	int (*stream_open)(struct vfs_module *m, struct vfs_fh *fh, int flags,
+			   struct statx *st);
+	int (*stream_list)(struct vfs_module *m, TALLOC_CTX *mem_ctx,
+			   struct vfs_fh *fh, struct vfs_stream **list,
+			   size_t *n);
+	int (*stream_remove)(struct vfs_module *m, struct vfs_fh *fh);
+	int (*stream_rename)(struct vfs_module *m, struct vfs_fh *fh,
+			     const char *new_name, bool replace);
+
 	/* Enumeration of an open directory (not O_PATH). */
 	int (*opendir)(struct vfs_module *m, TALLOC_CTX *mem_ctx,
 		       struct vfs_fh *fh, struct vfs_dir **dir);
@@ -334,6 +371,23 @@ NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
 NTSTATUS vfs_data_extent(struct vfs_fh *fh, uint64_t off, uint64_t *start,
 			 uint64_t *end);
 
+/*
+ * Named streams (see the ops).  vfs_stream_open opens stream of base's
+ * file as a new handle on mem_ctx (its own descriptor, a dup of base's);
+ * *created says whether it made the stream.  Without a module serving
+ * streams: NOT_SUPPORTED (callers ask vfs->streams first).
+ */
+NTSTATUS vfs_stream_open(TALLOC_CTX *mem_ctx, struct vfs_fh *base,
+			 const char *stream, int flags, struct vfs_fh **out,
+			 struct statx *st, bool *created);
+NTSTATUS vfs_stream_list(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
+			 struct vfs_stream **list, size_t *n);
+NTSTATUS vfs_stream_remove(struct vfs_fh *fh);
+/* fstat of the file a stream handle (or any handle) refers to */
+NTSTATUS vfs_stream_base_fstat(struct vfs_fh *fh, struct statx *st);
+NTSTATUS vfs_stream_rename(struct vfs_fh *fh, const char *new_name,
+			   bool replace);
+
 NTSTATUS vfs_opendir(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 		     struct vfs_dir **out);
 /* OK with *ent filled; NO_MORE_FILES at the end */
@@ -371,6 +425,11 @@ int vfs_next_flistxattr(struct vfs_module *m, struct vfs_fh *fh, char *buf,
 			size_t len);
 int vfs_next_fremovexattr(struct vfs_module *m, struct vfs_fh *fh,
 			  const char *name);
+int vfs_next_copy_range(struct vfs_module *m, struct vfs_fh *src,
+			uint64_t src_off, struct vfs_fh *dst,
+			uint64_t dst_off, uint64_t len, uint64_t *copied);
+int vfs_next_seek_data(struct vfs_module *m, struct vfs_fh *fh,
+		       uint64_t off, int whence, uint64_t *res);
 struct tevent_req *vfs_next_pread_send(struct vfs_module *m,
 				       TALLOC_CTX *mem_ctx,
 				       struct tevent_context *ev,
@@ -395,6 +454,24 @@ struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
 					     struct vfs_fh *fh, int pipe_wr,
 					     size_t len, uint64_t off,
 					     void *keep);
+
+/*
+ * For modules: pread(2)/pwrite(2) of a descriptor until len (or EOF for
+ * pread, *done the count), retrying short and interrupted calls; 0 or
+ * -errno.  No identity switch: the caller decides (vfs_become).
+ */
+int vfs_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
+		   size_t *done);
+int vfs_pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t off);
+
+/*
+ * For modules whose async op completed synchronously: a request already
+ * done (err 0 with count, or an errno), posted so that it completes from
+ * the event loop, never inside _send.
+ */
+struct tevent_req *vfs_io_posted(TALLOC_CTX *mem_ctx,
+				 struct tevent_context *ev, int err,
+				 size_t count);
 
 /*
  * The common head of every module's async I/O state: a module completes
@@ -424,5 +501,6 @@ void vfs_unbecome(const struct vfs_handle *vfs);
 extern const struct vfs_ops vfs_default_ops;
 extern const struct vfs_ops vfs_io_uring_ops;
 extern const struct vfs_ops vfs_noop_ops;
+extern const struct vfs_ops vfs_streams_xattr_ops;
 
 #endif

@@ -540,8 +540,8 @@ struct default_io_state {
  * with -EAGAIN (and *done so far) at the first page not in the page
  * cache instead of waiting for the disk.
  */
-static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
-			      int flags, size_t *done)
+static int default_pread_flags(int fd, uint8_t *buf, size_t len,
+			       uint64_t off, int flags, size_t *done)
 {
 	size_t got = 0;
 
@@ -554,7 +554,6 @@ static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
 			*done = got;
 			return -EAGAIN;
 		}
-
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -570,10 +569,16 @@ static int default_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
 	return 0;
 }
 
+int vfs_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
+		   size_t *done)
+{
+	return default_pread_flags(fd, buf, len, off, 0, done);
+}
+
 /*
  * splice(2) until len, EOF or a full pipe (non-blocking: a splice
  * continued mid-page takes a pipe slot twice, see uring_splice_in in
- * lib/uring/uring.h), like default_pread_full.
+ * lib/uring/uring.h), like default_pread_flags.
  */
 static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
 			       size_t *done)
@@ -604,8 +609,7 @@ static int default_splice_full(int fd, int pipe_wr, size_t len, uint64_t off,
 	return 0;
 }
 
-static int default_pwrite_full(int fd, const uint8_t *buf, size_t len,
-			       uint64_t off)
+int vfs_pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t off)
 {
 	size_t put = 0;
 
@@ -684,7 +688,7 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 		return NULL;
 	}
 	/* no switch: see default_io_as_opener */
-	ret = default_pread_full(fh->fd, buf, len, off,
+	ret = default_pread_flags(fh->fd, buf, len, off,
 				 ring != NULL && !fh->no_nowait ?
 				 RWF_NOWAIT : 0, &got);
 	if (ret == -EAGAIN) {
@@ -708,7 +712,7 @@ static struct tevent_req *default_pread_send(struct vfs_module *m,
 	if (ret == -EOPNOTSUPP && ring != NULL && !fh->no_nowait) {
 		/* tmpfs, some FUSE and network file systems: plain reads */
 		fh->no_nowait = true;
-		ret = default_pread_full(fh->fd, buf, len, off, 0, &got);
+		ret = default_pread_flags(fh->fd, buf, len, off, 0, &got);
 	}
 	return default_io_finish(req, ev, ret, got);
 }
@@ -908,7 +912,7 @@ static struct tevent_req *default_pwrite_send(struct vfs_module *m,
 	}
 	ret = vfs_become(fh->vfs);
 	if (ret == 0) {
-		ret = default_pwrite_full(fh->fd, buf, len, off);
+		ret = vfs_pwrite_full(fh->fd, buf, len, off);
 		vfs_unbecome(fh->vfs);
 	}
 	return default_io_finish(req, ev, ret, len);
@@ -1030,6 +1034,37 @@ static int default_rewinddir(struct vfs_module *m, struct vfs_dir *dir)
 	return 0;
 }
 
+/*
+ * No named streams here: a share without a module serving them refuses
+ * stream names before the VFS (OBJECT_NAME_INVALID, as Samba), and a
+ * file lists none.
+ */
+static int default_stream_open(struct vfs_module *m, struct vfs_fh *fh,
+			       int flags, struct statx *st)
+{
+	return -ENOTSUP;
+}
+
+static int default_stream_list(struct vfs_module *m, TALLOC_CTX *mem_ctx,
+			       struct vfs_fh *fh, struct vfs_stream **list,
+			       size_t *n)
+{
+	*list = NULL;
+	*n = 0;
+	return 0;
+}
+
+static int default_stream_remove(struct vfs_module *m, struct vfs_fh *fh)
+{
+	return -ENOTSUP;
+}
+
+static int default_stream_rename(struct vfs_module *m, struct vfs_fh *fh,
+				 const char *new_name, bool replace)
+{
+	return -ENOTSUP;
+}
+
 const struct vfs_ops vfs_default_ops = {
 	.name = "default",
 	.connect = default_connect,
@@ -1060,4 +1095,8 @@ const struct vfs_ops vfs_default_ops = {
 	.opendir = default_opendir,
 	.readdir = default_readdir,
 	.rewinddir = default_rewinddir,
+	.stream_open = default_stream_open,
+	.stream_list = default_stream_list,
+	.stream_remove = default_stream_remove,
+	.stream_rename = default_stream_rename,
 };

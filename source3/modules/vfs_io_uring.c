@@ -67,14 +67,16 @@ struct io_uring_state {
 /*
  * NULL also when the handle's user has no personality on the ring (the
  * registration failed): then the next module does the call with the
- * thread switched to the user (docs/security.md), never as root.
+ * thread switched to the user (docs/security.md), never as root.  A
+ * named stream's data is no file range: the module below serves it.
  */
 static struct uring *vfs_io_uring_ring(struct vfs_module *m,
-				       struct tevent_context *ev)
+				       struct tevent_context *ev,
+				       const struct vfs_fh *fh)
 {
 	const struct unix_token *t = m->vfs->token;
 
-	if (!m->vfs->io_uring_enabled ||
+	if (!m->vfs->io_uring_enabled || fh->stream != NULL ||
 	    (t != NULL && t->personality == 0)) {
 		return NULL;
 	}
@@ -156,7 +158,7 @@ static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
 						  struct vfs_fh *fh, void *buf,
 						  size_t len, uint64_t off)
 {
-	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct uring *ring = vfs_io_uring_ring(m, ev, fh);
 	const struct vfs_io_uring_args a = {
 		.buf = buf, .len = len, .off = off,
 	};
@@ -189,7 +191,7 @@ static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
 						   const void *buf,
 						   size_t len, uint64_t off)
 {
-	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct uring *ring = vfs_io_uring_ring(m, ev, fh);
 	const struct vfs_io_uring_args a = {
 		.wbuf = buf, .len = len, .off = off,
 	};
@@ -225,7 +227,7 @@ static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,
 						  struct tevent_context *ev,
 						  struct vfs_fh *fh)
 {
-	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct uring *ring = vfs_io_uring_ring(m, ev, fh);
 
 	if (ring == NULL) {
 		return vfs_next_fsync_send(m, mem_ctx, ev, fh);
@@ -264,7 +266,7 @@ static struct tevent_req *vfs_io_uring_splice_read_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	struct vfs_fh *fh, int pipe_wr, size_t len, uint64_t off, void *keep)
 {
-	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct uring *ring = vfs_io_uring_ring(m, ev, fh);
 	const struct vfs_io_uring_args a = {
 		.pipe_wr = pipe_wr, .len = len, .off = off, .keep = keep,
 	};
@@ -296,7 +298,7 @@ static struct tevent_req *vfs_io_uring_splice_write_send(
 	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
 	uint64_t off, void *keep)
 {
-	struct uring *ring = vfs_io_uring_ring(m, ev);
+	struct uring *ring = vfs_io_uring_ring(m, ev, fh);
 	const struct vfs_io_uring_args a = {
 		.src = src, .n = n, .off = off, .keep = keep,
 	};

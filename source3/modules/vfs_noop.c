@@ -2,34 +2,12 @@
  * vfs_noop: measure the server without the file system.  Reads return
  * zeros (up to the file's size, so clients see normal EOF behaviour),
  * writes are discarded and reported as done, fsync does nothing.  Names,
- * metadata and directories still come from the modules below.
+ * metadata, directories and named streams (their data too) still come
+ * from the modules below.
  */
 #include <errno.h>
 #include <string.h>
 #include "source3/modules/vfs.h"
-
-struct noop_state {
-	struct vfs_io_state io;
-};
-
-static struct tevent_req *noop_done(TALLOC_CTX *mem_ctx,
-				    struct tevent_context *ev, int err,
-				    size_t count)
-{
-	struct noop_state *state = NULL;
-	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
-						   struct noop_state);
-
-	if (req == NULL) {
-		return NULL;
-	}
-	if (err != 0) {
-		tevent_req_error(req, err);
-	} else {
-		vfs_io_done(req, count);
-	}
-	return tevent_req_post(req, ev);
-}
 
 static struct tevent_req *noop_pread_send(struct vfs_module *m,
 					  TALLOC_CTX *mem_ctx,
@@ -38,17 +16,21 @@ static struct tevent_req *noop_pread_send(struct vfs_module *m,
 					  size_t len, uint64_t off)
 {
 	struct statx st;
-	int ret = vfs_next_fstat(m, fh, &st);
+	int ret = 0;
 	size_t n = 0;
 
+	if (fh->stream != NULL) {
+		return vfs_next_pread_send(m, mem_ctx, ev, fh, buf, len, off);
+	}
+	ret = vfs_next_fstat(m, fh, &st);
 	if (ret < 0) {
-		return noop_done(mem_ctx, ev, -ret, 0);
+		return vfs_io_posted(mem_ctx, ev, -ret, 0);
 	}
 	if (off < st.stx_size) {
 		n = st.stx_size - off < len ? (size_t)(st.stx_size - off) : len;
 	}
 	memset(buf, 0, n);
-	return noop_done(mem_ctx, ev, 0, n);
+	return vfs_io_posted(mem_ctx, ev, 0, n);
 }
 
 static struct tevent_req *noop_pwrite_send(struct vfs_module *m,
@@ -57,7 +39,10 @@ static struct tevent_req *noop_pwrite_send(struct vfs_module *m,
 					   struct vfs_fh *fh, const void *buf,
 					   size_t len, uint64_t off)
 {
-	return noop_done(mem_ctx, ev, 0, len);
+	if (fh->stream != NULL) {
+		return vfs_next_pwrite_send(m, mem_ctx, ev, fh, buf, len, off);
+	}
+	return vfs_io_posted(mem_ctx, ev, 0, len);
 }
 
 static struct tevent_req *noop_fsync_send(struct vfs_module *m,
@@ -65,7 +50,7 @@ static struct tevent_req *noop_fsync_send(struct vfs_module *m,
 					  struct tevent_context *ev,
 					  struct vfs_fh *fh)
 {
-	return noop_done(mem_ctx, ev, 0, 0);
+	return vfs_io_posted(mem_ctx, ev, 0, 0);
 }
 
 /* zeros have no pages to lend: READ copies them */
@@ -76,7 +61,7 @@ static struct tevent_req *noop_splice_read_send(struct vfs_module *m,
 						size_t len, uint64_t off,
 						void *keep)
 {
-	return noop_done(mem_ctx, ev, ENOSYS, 0);
+	return vfs_io_posted(mem_ctx, ev, ENOSYS, 0);
 }
 
 /* the pipes must be emptied: the caller reads them and "writes" */
@@ -85,7 +70,7 @@ static struct tevent_req *noop_splice_write_send(
 	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
 	uint64_t off, void *keep)
 {
-	return noop_done(mem_ctx, ev, ENOSYS, 0);
+	return vfs_io_posted(mem_ctx, ev, ENOSYS, 0);
 }
 
 const struct vfs_ops vfs_noop_ops = {

@@ -346,6 +346,13 @@ struct smbd_open {
 	/* share_mode.c: the file this is an open of, and its other opens */
 	struct smbd_file *file;
 	struct smbd_open *file_prev, *file_next;
+	/*
+	 * An open of a named stream also keeps its file (the base) in the
+	 * table, as Samba's base_fsp: the file's deletion waits for it, and
+	 * an open of the file for DELETE meets its share access.
+	 */
+	struct smbd_file *base_file;
+	struct smbd_open *base_prev, *base_next;
 	bool delete_on_close;           /* FILE_DELETE_ON_CLOSE was asked */
 	bool written;                   /* WRITE: its directory's leases */
 	uint64_t position;              /* FilePositionInformation */

@@ -344,8 +344,14 @@ def ensure_unix_user():
                        check=True, timeout=60)
 
 
+def ringsmb_share(self, vfs=None):
+    """ringsmb's share: named streams kept as Samba keeps them (issue 15),
+    as on Samba's share; acl_xattr is not implemented."""
+    return writable_share(self, vfs, "  vfs objects = streams_xattr\n")
+
+
 class TortureRingsmb(servers.RingsmbServer):
-    share_section = writable_share
+    share_section = ringsmb_share
 
     def __init__(self, tree):
         super().__init__(tree, extra_global=GLOBALS)
@@ -662,7 +668,8 @@ def write_report(path, suites, rs, sa, versions, elapsed, matrix=None):
              "(`read only = no`), user `%s` with a password (ringsmb: its "
              "smbpasswd file; Samba: tdbsam; both: a Unix account). Samba "
              "is configured as admins run it: `vfs objects = acl_xattr "
-             "streams_xattr`, `store dos attributes = yes`." % USER)
+             "streams_xattr`, `store dos attributes = yes`; ringsmb's "
+             "share has `vfs objects = streams_xattr`." % USER)
     L.append("- limits per suite and per subtest: `tests/compat/suites.txt`"
              "; run took %.0f s (ringsmb %.0f s, Samba %.0f s)\n"
              % (elapsed["all"], elapsed["ringsmb"], elapsed["samba"]))

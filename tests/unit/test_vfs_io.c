@@ -348,25 +348,6 @@ static void test_vfs__noop_reads_zeros(void **state)
 	tree_remove(&t);
 }
 
-static void flag_done(struct tevent_req *req)
-{
-	bool *done = tevent_req_callback_data_void(req);
-
-	*done = true;
-}
-
-/* Runs the loop until req's callback ran, which is never inside _send. */
-static void wait_done(struct tevent_context *ev, struct tevent_req *req)
-{
-	bool done = false;
-
-	assert_non_null(req);
-	tevent_req_set_callback(req, flag_done, &done);
-	while (!done) {
-		assert_int_equal(tevent_loop_once(ev), 0);
-	}
-}
-
 /* One pwrite then one fsync, each run to completion. */
 static void write_sync(struct tevent_context *ev, struct vfs_fh *fh,
 		       const void *buf, size_t len, uint64_t off)

@@ -68,3 +68,22 @@ struct vfs_handle *connect_share(TALLOC_CTX *ctx,
 	assert_true(NT_STATUS_IS_OK(status));
 	return vfs;
 }
+
+static void flag_done(struct tevent_req *req)
+{
+	bool *done = tevent_req_callback_data_void(req);
+
+	*done = true;
+}
+
+/* Runs the loop until req's callback ran, which is never inside _send. */
+void wait_done(struct tevent_context *ev, struct tevent_req *req)
+{
+	bool done = false;
+
+	assert_non_null(req);
+	tevent_req_set_callback(req, flag_done, &done);
+	while (!done) {
+		assert_int_equal(tevent_loop_once(ev), 0);
+	}
+}

@@ -33,4 +33,7 @@ struct vfs_handle *connect_share(TALLOC_CTX *ctx,
 				 const char *const *objects,
 				 bool uring);
 
+/* Runs the loop until req's callback ran (never inside its _send). */
+void wait_done(struct tevent_context *ev, struct tevent_req *req);
+
 #endif

@@ -48,6 +48,7 @@ struct create_args {
 	bool has_create_guid;           /* DH2Q with a non-zero CreateGuid */
 	char *path;
 	bool is_stream;
+	char *stream;           /* x:s names stream s; NULL: none */
 	uint32_t access;                /* granted */
 	uint32_t max_access;
 };
@@ -243,8 +244,9 @@ static NTSTATUS create_parse(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		status = create_check_options(&a->r);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = smbd_filename_convert(mem_ctx, &a->r.name, &a->path,
-					       &a->is_stream);
+		status = smbd_filename_convert_stream(mem_ctx, &a->r.name,
+						      &a->path, &a->is_stream,
+						      &a->stream);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_path_vetoed(req->tcon->vfs, a->path);
@@ -501,6 +503,7 @@ static NTSTATUS create_do_open(struct create_args *a,
 	struct smbd_create_params p = {
 		.path = a->path,
 		.is_stream = a->is_stream,
+		.stream = a->stream,
 		.access = a->access,
 		.share_access = a->r.share_access,
 		.disposition = a->r.create_disposition,
@@ -518,9 +521,13 @@ static NTSTATUS create_do_open(struct create_args *a,
 		status = create_alsi(&a->r.contexts, &p.allocation_size);
 	}
 	if (NT_STATUS_IS_OK(status) && a->has_lease) {
-		status = smbd_lease_check_name(req->conn->server, &a->lease,
-					       req->tcon->vfs->root_path,
-					       a->path);
+		/* a named stream is a file of its own for leases */
+		const char *name = a->stream == NULL ? a->path :
+			talloc_asprintf(a, "%s:%s", a->path, a->stream);
+
+		status = name == NULL ? NT_STATUS_NO_MEMORY :
+			smbd_lease_check_name(req->conn->server, &a->lease,
+					      req->tcon->vfs->root_path, name);
 	}
 	if (NT_STATUS_IS_OK(status) &&
 	    req->tcon->num_opens >= SMBD_MAX_OPENS_PER_TCON) {

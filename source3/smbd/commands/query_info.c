@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include "lib/smb2/eainfo.h"
+#include "lib/smb2/streams.h"
 #include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "lib/util/tevent_ntstatus.h"
@@ -138,6 +139,48 @@ static NTSTATUS qi_normalized_name(TALLOC_CTX *mem_ctx,
 				  &name, r->output_buffer_length, out, out_len);
 }
 
+/*
+ * FileStreamInformation (MS-FSCC 2.4.43): the file's unnamed stream
+ * "::$DATA" (not for a directory, as NTFS and Samba), then its named
+ * streams in the VFS's order, whatever stream the handle is an open of.
+ */
+static NTSTATUS qi_streams(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			   const struct smb2_query_info_req *r, uint8_t **out,
+			   size_t *out_len)
+{
+	struct smb2_stream_entry *e = NULL;
+	struct vfs_stream *list = NULL;
+	struct statx st;
+	size_t n = 0, i, k = 0;
+	NTSTATUS status = vfs_stream_base_fstat(open->fh, &st);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_stream_list(mem_ctx, open->fh, &list, &n);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		e = talloc_zero_array(mem_ctx, struct smb2_stream_entry,
+				      n + 1);
+		status = e != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	if (!S_ISDIR(st.stx_mode)) {
+		e[k++] = (struct smb2_stream_entry){
+			.name = "", .size = st.stx_size,
+			.allocation_size = st.stx_blocks * 512,
+		};
+	}
+	for (i = 0; i < n; i++) {
+		e[k++] = (struct smb2_stream_entry){
+			.name = list[i].name, .size = list[i].size,
+			.allocation_size = list[i].size,
+		};
+	}
+	return smb2_stream_info_push(mem_ctx, e, k, r->output_buffer_length,
+				     out, out_len);
+}
+
 static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			const struct smb2_query_info_req *r, uint8_t **out,
 			size_t *out_len)
@@ -156,6 +199,11 @@ static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (r->file_info_class == SMB2_FILE_FULL_EA_INFORMATION) {
 		return smbd_ea_query(mem_ctx, open, r, out, out_len);
 	}
+	if (r->file_info_class == SMB2_FILE_STREAM_INFORMATION &&
+	    r->output_buffer_length >=
+	    smb2_fileinfo_min_size(r->file_info_class)) {
+		return qi_streams(mem_ctx, open, r, out, out_len);
+	}
 	if (smb2_fileinfo_min_size(r->file_info_class) == 0) {
 		return qi_known_file_class(r->file_info_class) ?
 			NT_STATUS_NOT_SUPPORTED : NT_STATUS_INVALID_INFO_CLASS;
@@ -173,7 +221,13 @@ static NTSTATUS qi_file(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (NT_STATUS_IS_OK(status) &&
 	    (r->file_info_class == SMB2_FILE_ALL_INFORMATION ||
 	     r->file_info_class == SMB2_FILE_NAME_INFORMATION)) {
-		status = smbd_filename_wire(mem_ctx, open->name, &name);
+		/* a stream's name is "file:stream", as Windows gives it */
+		const char *path = open->fh->stream == NULL ? open->name :
+			talloc_asprintf(mem_ctx, "%s:%s", open->name,
+					open->fh->stream);
+
+		status = path == NULL ? NT_STATUS_NO_MEMORY :
+			smbd_filename_wire(mem_ctx, path, &name);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -237,6 +291,7 @@ static NTSTATUS qi_fs_meta(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	m->read_only = tcon->read_only;
 	/* FILE_CASE_SENSITIVE_SEARCH: only "case sensitive = yes" */
 	m->case_sensitive = !casefold_share(tcon->share);
+	m->named_streams = tcon->vfs->streams;
 	qi_object_id(share, m->object_id);
 	return NT_STATUS_OK;
 }

@@ -8,11 +8,14 @@
  * An existing target is replaced only when ReplaceIfExists is set, and
  * never when it is a directory, open, or read-only (ACCESS_DENIED, as
  * MS-FSA says).  A directory with anything open below it is not renamed
- * (ACCESS_DENIED, as Windows and Samba answer).
+ * (ACCESS_DENIED, as Windows and Samba answer), nor a file with a named
+ * stream open.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include "lib/smb2/streams.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/files/casefold.h"
@@ -213,7 +216,60 @@ static NTSTATUS sn_rename_check(struct si_ctx *s)
 	    smbd_file_open_below(s->open->tcon, s->open->name)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
+	/* nor a file with an open stream (smb2.streams.basefile-rename-...) */
+	if (s->open->file->stream_opens != NULL) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
 	return sn_parent_check(s);
+}
+
+/*
+ * ":name" renames a named stream within its file (MS-FSA 2.1.5.14.11):
+ * the open must be one of a named stream; an existing target is
+ * OBJECT_NAME_COLLISION, and with ReplaceIfExists INVALID_PARAMETER, as
+ * Samba 4.17 answers (smbtorture smb2.streams.names).
+ */
+static NTSTATUS sn_stream_rename(struct si_ctx *s)
+{
+	const struct smb2_name16 *name = &s->in->rename.name;
+	struct smb2_stream_name sn;
+	struct vfs_stream *list = NULL;
+	char *to = NULL, *new_name = NULL;
+	size_t n = 0, i;
+	NTSTATUS status = smb2_utf16_to_utf8(s->tmp, name->data, name->len,
+					     &to);
+
+	if (NT_STATUS_IS_OK(status)) {
+		status = smb2_stream_name_parse(to + 1, strlen(to + 1), &sn);
+	}
+	if (NT_STATUS_IS_OK(status) &&
+	    (s->open->fh->stream == NULL || sn.len == 0)) {
+		/* to or from the unnamed stream: not offered */
+		status = NT_STATUS_INVALID_PARAMETER;
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		new_name = talloc_strndup(s->tmp, sn.name, sn.len);
+		status = new_name != NULL ? vfs_stream_list(s->tmp, s->open->fh,
+							   &list, &n) :
+			NT_STATUS_NO_MEMORY;
+	}
+	for (i = 0; NT_STATUS_IS_OK(status) && i < n; i++) {
+		if (strcasecmp(list[i].name, new_name) == 0 &&
+		    strcasecmp(list[i].name, s->open->fh->stream) != 0) {
+			status = s->in->rename.replace_if_exists ?
+				NT_STATUS_INVALID_PARAMETER :
+				NT_STATUS_OBJECT_NAME_COLLISION;
+		}
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_stream_rename(s->open->fh, new_name, false);
+	}
+	return status;
+}
+
+static bool sn_is_stream_name(const struct smb2_name16 *name)
+{
+	return name->len >= 2 && name->data[0] == ':' && name->data[1] == 0;
 }
 
 NTSTATUS si_rename(struct si_ctx *s)
@@ -223,6 +279,13 @@ NTSTATUS si_rename(struct si_ctx *s)
 	char *to = NULL;
 	NTSTATUS status = sn_rename_check(s);
 
+	if (NT_STATUS_IS_OK(status) &&
+	    sn_is_stream_name(&s->in->rename.name)) {
+		return sn_stream_rename(s);
+	}
+	if (NT_STATUS_IS_OK(status) && s->open->fh->stream != NULL) {
+		return NT_STATUS_INVALID_PARAMETER;     /* stream -> file */
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = sn_target(s, &to);
 	}

@@ -325,6 +325,11 @@ static void smb2_write_written(struct tevent_req *subreq)
 
 	state->pwrite = NULL;
 	TALLOC_FREE(subreq);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_ALLOTTED_SPACE_EXCEEDED) &&
+	    state->fh->stream != NULL) {
+		/* past a stream's size limit: what Samba's WRITE answers */
+		status = NT_STATUS_FILE_SYSTEM_LIMITATION;
+	}
 	if (tevent_req_nterror(req, status)) {
 		return;
 	}

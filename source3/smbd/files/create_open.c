@@ -319,9 +319,9 @@ static void open_grant_lease(struct smbd_tcon *tcon,
  * Oplocks (oplock.c): breaks go out before the share modes are final
  * and before a truncation; PENDING means wait for one and try again.
  */
-static NTSTATUS open_oplock(struct smbd_tcon *tcon,
-			    const struct smbd_create_params *p,
-			    struct smbd_create_result *out, NTSTATUS status)
+NTSTATUS smbd_create_open_oplock(struct smbd_tcon *tcon,
+				 const struct smbd_create_params *p,
+				 struct smbd_create_result *out, NTSTATUS status)
 {
 	struct smbd_server *server = tcon->session->conn->server;
 	bool lease_wait = false;
@@ -373,7 +373,7 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_check(server, &out->st, p->access,
 					 p->share_access);
-		status = open_oplock(tcon, p, out, status);
+		status = smbd_create_open_oplock(tcon, p, out, status);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -408,7 +408,7 @@ static NTSTATUS open_lease_blocked(TALLOC_CTX *mem_ctx,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_file_check(server, &out->st, p->access,
 					 p->share_access);
-		status = open_oplock(tcon, p, out, status);
+		status = smbd_create_open_oplock(tcon, p, out, status);
 	}
 	TALLOC_FREE(out->fh);
 	if (NT_STATUS_IS_OK(status)) {
@@ -599,6 +599,13 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	int tries;
 
 	out->path = NULL;
+	if ((p->is_stream || p->stream != NULL) &&
+	    (p->options & SMB2_FILE_DIRECTORY_FILE)) {
+		return NT_STATUS_NOT_A_DIRECTORY;       /* a stream is data */
+	}
+	if (p->stream != NULL) {
+		return smbd_stream_create_open(mem_ctx, tcon, p, out);
+	}
 	/* a name created or removed between our two steps: look again */
 	for (tries = 0; tries < 3; tries++) {
 		status = open_existing(mem_ctx, tcon, &q, out);

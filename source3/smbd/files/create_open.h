@@ -25,6 +25,7 @@ struct smbd_lease_req;
 struct smbd_create_params {
 	const char *path;               /* share-relative */
 	bool is_stream;                 /* x::$DATA */
+	const char *stream;             /* x:s: the named stream s, or NULL */
 	uint32_t access;                /* granted, generic rights mapped */
 	uint32_t share_access;
 	uint32_t disposition;
@@ -61,5 +62,22 @@ struct smbd_create_result {
 NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			  const struct smbd_create_params *p,
 			  struct smbd_create_result *out);
+
+/*
+ * The oplock and lease part of an open of out->st (create_open.c), given
+ * the share-mode verdict status; PENDING: wait for a break, run again.
+ */
+NTSTATUS smbd_create_open_oplock(struct smbd_tcon *tcon,
+				 const struct smbd_create_params *p,
+				 struct smbd_create_result *out,
+				 NTSTATUS status);
+
+/*
+ * Open or create the named stream p->stream of p->path (stream_open.c),
+ * creating the file first when the disposition creates, as Windows does.
+ */
+NTSTATUS smbd_stream_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+				 const struct smbd_create_params *p,
+				 struct smbd_create_result *out);
 
 #endif

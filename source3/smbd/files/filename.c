@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include <strings.h>
+#include "lib/smb2/streams.h"
 #include "lib/util/byteorder.h"
 #include "source3/smbd/files/filename.h"
 
@@ -36,36 +37,31 @@ static bool fn_component_ok(const char *c)
 }
 
 /*
- * The last component may name a stream: "x::$DATA" is x's default
- * stream; "x:s" and "x:s:$DATA" are named streams we do not have.
+ * The last component may name a stream (lib/smb2/streams.c has the
+ * syntax): "x::$DATA" is x's default stream (*is_stream); "x:s" and
+ * "x:s:$DATA" name the stream s, returned in *stream.
  */
-static NTSTATUS fn_stream(char *c, bool *is_stream)
+static NTSTATUS fn_stream(TALLOC_CTX *mem_ctx, char *c, bool *is_stream,
+			  char **stream)
 {
 	char *colon = strchr(c, ':');
-	char *type = NULL;
+	struct smb2_stream_name sn;
+	NTSTATUS status;
 
 	if (colon == NULL) {
 		return NT_STATUS_OK;
 	}
 	*colon = '\0';
-	type = strchr(colon + 1, ':');
-	if (type != NULL) {
-		*type++ = '\0';
-		if (strcasecmp(type, "$DATA") != 0) {
-			return NT_STATUS_OBJECT_NAME_INVALID;
-		}
-	}
-	if (c[0] == '\0' || strchr(colon + 1, ':') != NULL) {
+	status = smb2_stream_name_parse(colon + 1, strlen(colon + 1), &sn);
+	if (!NT_STATUS_IS_OK(status) || c[0] == '\0') {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
-	if (colon[1] != '\0') {
-		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	if (sn.len == 0) {
+		*is_stream = true;
+		return NT_STATUS_OK;
 	}
-	if (type == NULL) {
-		return NT_STATUS_OBJECT_NAME_INVALID;   /* "x:" */
-	}
-	*is_stream = true;
-	return NT_STATUS_OK;
+	*stream = talloc_strndup(mem_ctx, sn.name, sn.len);
+	return *stream != NULL ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 }
 
 /* Appends or pops one component of the path being built. */
@@ -113,8 +109,8 @@ static size_t fn_count(const char *s, char c)
 }
 
 /* Splits s (modified in place) at '\' into the component stack. */
-static NTSTATUS fn_split(char *s, const char **stack, size_t *depth,
-			 bool *is_stream)
+static NTSTATUS fn_split(TALLOC_CTX *mem_ctx, char *s, const char **stack,
+			 size_t *depth, bool *is_stream, char **stream)
 {
 	size_t len = strlen(s);
 	char *p = s;
@@ -133,7 +129,7 @@ static NTSTATUS fn_split(char *s, const char **stack, size_t *depth,
 		if (sep != NULL) {
 			*sep = '\0';
 		} else {
-			status = fn_stream(p, is_stream);
+			status = fn_stream(mem_ctx, p, is_stream, stream);
 			if (!NT_STATUS_IS_OK(status)) {
 				return status;
 			}
@@ -153,9 +149,10 @@ static NTSTATUS fn_split(char *s, const char **stack, size_t *depth,
 	return NT_STATUS_OK;
 }
 
-NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
-			       const struct smb2_blob *name16, char **path,
-			       bool *is_stream)
+NTSTATUS smbd_filename_convert_stream(TALLOC_CTX *mem_ctx,
+				      const struct smb2_blob *name16,
+				      char **path, bool *is_stream,
+				      char **stream)
 {
 	TALLOC_CTX *tmp = NULL;
 	const char **stack = NULL;
@@ -164,6 +161,7 @@ NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
 	NTSTATUS status;
 
 	*is_stream = false;
+	*stream = NULL;
 	if (name16->len / 2 > FN_MAX_PATH_CHARS) {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
@@ -179,7 +177,8 @@ NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
 	if (NT_STATUS_IS_OK(status)) {
 		/* one slot per component: separators + 1 */
 		stack = talloc_array(tmp, const char *, fn_count(s, '\\') + 1);
-		status = stack ? fn_split(s, stack, &depth, is_stream) :
+		status = stack ? fn_split(mem_ctx, s, stack, &depth,
+					  is_stream, stream) :
 			NT_STATUS_NO_MEMORY;
 	}
 	if (NT_STATUS_IS_OK(status)) {
@@ -187,6 +186,25 @@ NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
 		status = *path ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
 	}
 	talloc_free(tmp);
+	if (!NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(*stream);
+	}
+	return status;
+}
+
+NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
+			       const struct smb2_blob *name16, char **path,
+			       bool *is_stream)
+{
+	char *stream = NULL;
+	NTSTATUS status = smbd_filename_convert_stream(mem_ctx, name16, path,
+						       is_stream, &stream);
+
+	if (NT_STATUS_IS_OK(status) && stream != NULL) {
+		TALLOC_FREE(stream);
+		TALLOC_FREE(*path);
+		status = NT_STATUS_OBJECT_NAME_NOT_FOUND;
+	}
 	return status;
 }
 

@@ -19,13 +19,23 @@
  *   control characters, '/', too long,
  *   `..` above the root, bad stream syntax OBJECT_NAME_INVALID
  *   a named stream (x:s, x:s:$DATA)        OBJECT_NAME_NOT_FOUND
- * `x::$DATA` names the default stream of x (*is_stream set).  A `.`
+ * `x::$DATA` names the default stream of x (*is_stream set).  Stream
+ * syntax: lib/smb2/streams.h.  A `.`
  * component is dropped (`d\.\f` is `d/f`) and `..` that stays inside
  * the share is resolved here; symlinks are left to the VFS.
  */
 NTSTATUS smbd_filename_convert(TALLOC_CTX *mem_ctx,
 			       const struct smb2_blob *name16, char **path,
 			       bool *is_stream);
+
+/*
+ * The same, with named streams: `x:s` and `x:s:$DATA` give path x and
+ * *stream "s" (on mem_ctx; NULL for none or the default stream).
+ */
+NTSTATUS smbd_filename_convert_stream(TALLOC_CTX *mem_ctx,
+				      const struct smb2_blob *name16,
+				      char **path, bool *is_stream,
+				      char **stream);
 
 /* The last component of a path ("" for the root). */
 const char *smbd_filename_base(const char *path);

@@ -60,6 +60,18 @@ bool smbd_lease_is(const struct smbd_lease *l,
 	       key_equal(l, req->client_guid, req->key);
 }
 
+/* o's name, "file" or "file:stream", is path (case-insensitively) */
+static bool lease_open_named(const struct smbd_open *o, const char *path)
+{
+	size_t n = strlen(o->name);
+
+	if (o->fh->stream == NULL) {
+		return strcasecmp(o->name, path) == 0;
+	}
+	return strncasecmp(o->name, path, n) == 0 && path[n] == ':' &&
+	       strcasecmp(path + n + 1, o->fh->stream) == 0;
+}
+
 NTSTATUS smbd_lease_check_name(struct smbd_server *server,
 			       const struct smbd_lease_req *req,
 			       const char *root, const char *path)
@@ -74,7 +86,7 @@ NTSTATUS smbd_lease_check_name(struct smbd_server *server,
 	for (o = l->file->opens; o != NULL; o = o->file_next) {
 		if (o->lease == l &&
 		    strcmp(o->fh->vfs->root_path, root) == 0 &&
-		    strcasecmp(o->name, path) == 0) {
+		    lease_open_named(o, path)) {
 			return NT_STATUS_OK;
 		}
 	}

@@ -92,7 +92,8 @@ struct smbd_lease *smbd_lease_find(struct smbd_server *server,
 /*
  * Before opening: a lease key names one file (3.3.5.9.8).  If the key
  * already leases a file and path (share-relative, on the share rooted at
- * root) is not a name of it, INVALID_PARAMETER.
+ * root; "file:stream" for a named stream, a file of its own) is not a
+ * name of it, INVALID_PARAMETER.
  */
 NTSTATUS smbd_lease_check_name(struct smbd_server *server,
 			       const struct smbd_lease_req *req,

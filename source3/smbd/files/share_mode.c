@@ -23,6 +23,8 @@
 
 #define SMBD_ACCESS_READ (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)
 #define SMBD_ACCESS_WRITE (SMB2_FILE_WRITE_DATA | SMB2_FILE_APPEND_DATA)
+#define SMBD_SHARE_ALL (SMB2_FILE_SHARE_READ | SMB2_FILE_SHARE_WRITE | \
+			SMB2_FILE_SHARE_DELETE)
 
 static size_t file_bucket(uint64_t dev, uint64_t ino)
 {
@@ -87,6 +89,17 @@ NTSTATUS smbd_file_check(struct smbd_server *server, const struct statx *st,
 			return NT_STATUS_SHARING_VIOLATION;
 		}
 	}
+	/*
+	 * Deleting a file deletes its streams: each open one must share
+	 * delete (Samba opens them all for DELETE; smb2.streams.delete).
+	 */
+	for (o = f->stream_opens; o != NULL && (access & SMB2_DELETE);
+	     o = o->base_next) {
+		if (share_conflict(SMB2_DELETE, SMBD_SHARE_ALL,
+				   o->access_mask, o->share_access)) {
+			return NT_STATUS_SHARING_VIOLATION;
+		}
+	}
 	return NT_STATUS_OK;
 }
 
@@ -134,11 +147,46 @@ static struct smbd_file *file_new(struct smbd_server *server,
 	return f;
 }
 
+/* A stream open joins its file's list of stream opens. */
+static NTSTATUS file_attach_base(struct smbd_open *open)
+{
+	struct statx st;
+	struct smbd_file *f = NULL;
+	NTSTATUS status = vfs_stream_base_fstat(open->fh, &st);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	f = file_find(open->server, &st);
+	if (f == NULL) {
+		f = file_new(open->server, &st);
+	}
+	if (f == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	open->base_file = f;
+	open->base_prev = NULL;
+	open->base_next = f->stream_opens;
+	if (f->stream_opens != NULL) {
+		f->stream_opens->base_prev = open;
+	}
+	f->stream_opens = open;
+	return NT_STATUS_OK;
+}
+
 NTSTATUS smbd_file_attach(struct smbd_open *open, const struct statx *st)
 {
 	struct smbd_server *server = open->server;
 	struct smbd_file *f = file_find(server, st);
 
+	if (open->fh != NULL && open->fh->stream != NULL &&
+	    open->base_file == NULL) {
+		NTSTATUS status = file_attach_base(open);
+
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
 	if (f == NULL) {
 		f = file_new(server, st);
 	}
@@ -187,6 +235,53 @@ static void dir_delete_vetoed(struct smbd_open *open)
 	talloc_free(tmp);
 }
 
+static void file_free(struct smbd_file *f)
+{
+	DLIST_REMOVE_SIMPLE(f->server->files[file_bucket(f->dev, f->ino)], f);
+	talloc_free(f);
+}
+
+/*
+ * A stream open goes: when it was the last thing holding its file, a
+ * delete-pending file now goes too (the stream's open is the one that
+ * knows its name).
+ */
+static void file_detach_base(struct smbd_open *open)
+{
+	struct smbd_file *f = open->base_file;
+	struct statx st;
+	NTSTATUS status = NT_STATUS_OK;
+
+	if (f == NULL) {
+		return;
+	}
+	if (open->base_prev != NULL) {
+		open->base_prev->base_next = open->base_next;
+	} else {
+		f->stream_opens = open->base_next;
+	}
+	if (open->base_next != NULL) {
+		open->base_next->base_prev = open->base_prev;
+	}
+	open->base_file = NULL;
+	open->base_prev = open->base_next = NULL;
+	if (f->num_opens > 0 || f->stream_opens != NULL) {
+		return;
+	}
+	if (f->delete_pending) {
+		status = vfs_stream_base_fstat(open->fh, &st);
+	}
+	if (f->delete_pending && NT_STATUS_IS_OK(status)) {
+		status = vfs_unlinkat(open->fh->vfs, open->name,
+				      S_ISDIR(st.stx_mode) ? AT_REMOVEDIR : 0);
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("delete on close of %s failed: %s\n", open->name,
+			   nt_errstr(status));
+	}
+	file_free(f);
+}
+
 /* The last close of a delete-pending file removes its name. */
 static void file_delete(struct smbd_open *open)
 {
@@ -195,8 +290,10 @@ static void file_delete(struct smbd_open *open)
 	if (open->is_dir) {
 		dir_delete_vetoed(open);
 	}
-	status = vfs_unlinkat(open->fh->vfs, open->name,
-			      open->is_dir ? AT_REMOVEDIR : 0);
+	/* a named stream goes alone; its file stays */
+	status = open->fh->stream != NULL ? vfs_stream_remove(open->fh) :
+		vfs_unlinkat(open->fh->vfs, open->name,
+			     open->is_dir ? AT_REMOVEDIR : 0);
 
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("delete on close of %s failed: %s\n", open->name,
@@ -222,6 +319,7 @@ void smbd_file_detach(struct smbd_open *open)
 {
 	struct smbd_file *f = open->file;
 
+	file_detach_base(open);
 	if (f == NULL) {
 		return;
 	}
@@ -250,7 +348,8 @@ void smbd_file_detach(struct smbd_open *open)
 	}
 	/* a CREATE waiting for this open's oplock break looks again */
 	smbd_oplock_open_gone(open, f);
-	if (--f->num_opens > 0) {
+	if (--f->num_opens > 0 || f->stream_opens != NULL) {
+		/* open streams keep the file (file_detach_base) */
 		if (open->delete_on_close) {
 			file_now_delete_pending(f);
 		}
@@ -259,8 +358,7 @@ void smbd_file_detach(struct smbd_open *open)
 	if (f->delete_pending) {
 		file_delete(open);
 	}
-	DLIST_REMOVE_SIMPLE(f->server->files[file_bucket(f->dev, f->ino)], f);
-	talloc_free(f);
+	file_free(f);
 }
 
 NTSTATUS smbd_dir_check_empty(struct smbd_open *open)

@@ -29,6 +29,8 @@ struct smbd_file {
 	uint64_t dev, ino;
 	struct smbd_open *opens;        /* linked through file_prev/next */
 	size_t num_opens;
+	/* opens of its named streams (through base_prev/next) */
+	struct smbd_open *stream_opens;
 	bool delete_pending;
 	struct brl_table *brl;          /* byte-range locks (brlock.c) */
 	/* CREATEs waiting for an oplock break of an open (oplock.c) */
