@@ -76,7 +76,7 @@ size_t smb2_sesssetup_creq_push(const struct smb2_sesssetup_creq *in,
 		return 0;
 	}
 	smb2_wr_u16(&w, SMB2_SESSSETUP_REQ_SIZE);
-	smb2_wr_u8(&w, 0);			/* Flags: no binding */
+	smb2_wr_u8(&w, in->flags);
 	smb2_wr_u8(&w, in->security_mode);
 	smb2_wr_u32(&w, in->capabilities);
 	smb2_wr_u32(&w, 0);			/* Channel */
@@ -182,6 +182,28 @@ size_t smb2_write_creq_push(const struct smb2_file_id *fid, uint64_t offset,
 	smb2_wr_u16(&w, 0);			/* WriteChannelInfo */
 	smb2_wr_u16(&w, 0);
 	smb2_wr_u32(&w, 0);			/* Flags */
+	return wr_done(&w);
+}
+
+size_t smb2_fsctl_creq_push(uint32_t ctl_code, uint32_t max_output,
+			    uint8_t *buf, size_t len)
+{
+	static const struct smb2_file_id none = { UINT64_MAX, UINT64_MAX };
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	smb2_wr_u16(&w, SMB2_IOCTL_REQ_SIZE);
+	smb2_wr_u16(&w, 0);			/* Reserved */
+	smb2_wr_u32(&w, ctl_code);
+	smb2_wr_file_id(&w, &none);
+	smb2_wr_u32(&w, 0);			/* InputOffset */
+	smb2_wr_u32(&w, 0);			/* InputCount */
+	smb2_wr_u32(&w, 0);			/* MaxInputResponse */
+	smb2_wr_u32(&w, 0);			/* OutputOffset */
+	smb2_wr_u32(&w, 0);			/* OutputCount */
+	smb2_wr_u32(&w, max_output);
+	smb2_wr_u32(&w, SMB2_0_IOCTL_IS_FSCTL);
+	smb2_wr_u32(&w, 0);			/* Reserved2 */
+	smb2_wr_u8(&w, 0);			/* Buffer */
 	return wr_done(&w);
 }
 

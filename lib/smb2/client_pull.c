@@ -160,6 +160,21 @@ NTSTATUS smb2_read_crsp_pull(const struct smb2_pdu *pdu,
 	return smb2_pdu_blob(pdu, ofs, len, data);
 }
 
+NTSTATUS smb2_ioctl_crsp_pull(const struct smb2_pdu *pdu,
+			      struct smb2_blob *output)
+{
+	struct smb2_cur c = smb2_body_cur(pdu, SMB2_OP_IOCTL);
+	uint32_t ofs = 0, len = 0;
+
+	smb2_cur_skip(&c, 2 + 4 + 16 + 8);	/* to OutputOffset */
+	ofs = smb2_cur_u32(&c);
+	len = smb2_cur_u32(&c);
+	if (c.bad) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return smb2_pdu_blob(pdu, ofs, len, output);
+}
+
 NTSTATUS smb2_write_crsp_pull(const struct smb2_pdu *pdu, uint32_t *count)
 {
 	struct smb2_cur c = smb2_body_cur(pdu, SMB2_OP_WRITE);

@@ -232,7 +232,8 @@ def test_interim_pending_responses_and_reordering(check):
 
 
 @pytest.mark.parametrize("args,name", [
-    (("--channels=2",), "--channels"),
+    (("--channels=2",), "--channels"),         # -N: a binding needs keys
+    (("--channels=0",), "--channels"),
     (("--ioengine=libaio",), "--ioengine"),
     (("--verify=md5",), "--verify"),
 ])
@@ -281,6 +282,41 @@ def test_user_write_read_randread(user_server, extra):
                    name=name)
     st = (user_server.wdir / name).stat()
     assert st.st_uid == accounts_mod.Account("alice").uid   # the user's
+
+
+@pytest.mark.parametrize("extra", [(), ("-m", "SMB3_02"), ("--encrypt",)],
+                         ids=["3.1.1-signed", "3.0.2-signed", "aes-128-gcm"])
+def test_user_channels(user_server, extra):
+    """--channels=2: a second connection bound to the session carries
+    requests (both channels counted), every byte checked."""
+    creds = ("-U", "%s%%%s" % (USER, PASSWORD))
+    chan = ("--channels=2", "--channel-addrs=127.0.0.1") + extra
+    name = "mc%s.bin" % "".join(c for c in "".join(extra) if c.isalnum())
+    out = bench(user_server, "--rw=write", "--bs=64k", "--iodepth=8",
+                "--size=4m", "--verify=pattern", "--filename=" + name,
+                *chan, creds=creds)
+    job = one_job(out)
+    assert job["verify_bytes"] == 4 * MIB
+    assert [c["requests"] > 0 for c in job["channels"]] == [True, True]
+    assert sha256_file(user_server.wdir / name) == hashlib.sha256(
+        pattern(4 * MIB)).hexdigest()
+    out = bench(user_server, "--rw=randread", "--bs=4k", "--iodepth=16",
+                "--size=4m", "--verify=pattern", "--filename=" + name,
+                *chan, creds=creds)
+    job = one_job(out)
+    assert job["read"]["io_bytes"] == 4 * MIB
+    chans = out["smb2bench"]["channels"]
+    assert [c["address"] for c in chans] == ["127.0.0.1", "127.0.0.1"]
+    assert sum(c["requests"] for c in chans) == 1024
+    assert min(c["requests"] for c in chans) > 100
+    assert not any(c["lost"] for c in chans)
+
+
+def test_channels_refused_on_smb2(user_server):
+    p = bench(user_server, "--channels=2", "-m", "SMB2_10",
+              creds=("-U", "%s%%%s" % (USER, PASSWORD)), check=False)
+    assert p.returncode == 1
+    assert b"--channels needs SMB 3.x" in p.stderr
 
 
 def test_user_bad_password(user_server):

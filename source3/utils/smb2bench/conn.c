@@ -49,7 +49,7 @@ int smb2_conn_seal(struct smb2_conn *c, uint16_t charge, uint16_t ask,
 	if (c->cipher != 0 && tf != NULL) {
 		return smb2_encrypt(c->cipher, c->keys.decrypt,
 				    c->keys.cipher_key_len, tf, iov, iovcnt,
-				    c->session_id, &c->nonce);
+				    c->session_id, c->ng);
 	}
 	if (c->sign) {
 		return smb2_sign_pdu(c->dialect, c->signing_alg,
@@ -99,7 +99,8 @@ int smb2_conn_open_rsp(struct smb2_conn *c, uint8_t *buf, size_t len,
 	if (c->cipher != 0) {
 		return -EACCES;	/* an encrypted session gets only those */
 	}
-	if (!c->sign) {
+	if (!c->sign || c->binding) {
+		/* a binding's answer is checked with the channel's new key */
 		return 0;
 	}
 	flags = pull_le32(buf + SMB2_HDR_OFS_FLAGS);

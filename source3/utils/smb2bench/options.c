@@ -26,7 +26,6 @@ static const struct {
 	const char *name;
 	const char *why;
 } refused[] = {
-	{ "channels", "multichannel is not in smb2bench v1" },
 	{ "ioengine", "smb2bench is its own engine (io_uring over SMB2)" },
 	{ "direct", "not supported; SMB2 READ/WRITE have no O_DIRECT" },
 	{ "group_reporting", "not supported; each job is reported" },

@@ -91,6 +91,46 @@ static void json_dir(FILE *f, const char *name, const struct job *j,
 	fprintf(f, "\n    }");
 }
 
+/* "channels" : [ { "address", "requests", "lost" } ... ] */
+static void json_chans(FILE *f, const char *indent,
+		       const struct chan_stats *c, unsigned n)
+{
+	unsigned i;
+
+	fprintf(f, ",\n%s\"channels\" : [", indent);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n%s  { \"address\" : ", i > 0 ? "," : "",
+			indent);
+		json_str(f, c[i].addr != NULL ? c[i].addr : "");
+		fprintf(f, ", \"requests\" : %" PRIu64 ", \"lost\" : %s }",
+			c[i].requests, c[i].lost ? "true" : "false");
+	}
+	fprintf(f, "\n%s]", indent);
+}
+
+/* The jobs' channels added up by index (each job has its own). */
+static void json_all_chans(FILE *f, struct job *jobs, size_t n)
+{
+	unsigned most = 0, k;
+	struct chan_stats *sum = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		most = jobs[i].nchans > most ? jobs[i].nchans : most;
+	}
+	sum = talloc_zero_array(jobs, struct chan_stats, most);
+	for (i = 0; i < n && sum != NULL; i++) {
+		for (k = 0; k < jobs[i].nchans; k++) {
+			sum[k].addr = sum[k].addr != NULL ? sum[k].addr :
+							    jobs[i].chans[k].addr;
+			sum[k].requests += jobs[i].chans[k].requests;
+			sum[k].lost |= jobs[i].chans[k].lost;
+		}
+	}
+	json_chans(f, "    ", sum, sum != NULL ? most : 0);
+	talloc_free(sum);
+}
+
 static void json_job(FILE *f, const struct job *j)
 {
 	const struct job_opts *o = j->o;
@@ -121,6 +161,7 @@ static void json_job(FILE *f, const struct job *j)
 		s > 0 ? 100.0 * j->sys_s / s : 0.0, j->verify_errors,
 		j->verify_bytes);
 	json_str(f, j->err != NULL ? j->err : "");
+	json_chans(f, "    ", j->chans, j->nchans);
 	fprintf(f, "\n  }");
 }
 
@@ -153,6 +194,7 @@ void report_json(FILE *f, const struct bench_opts *o, struct job *jobs,
 			t->bytes > 0 ? t->server_cpu_s * GIB /
 					       (double)t->bytes : 0);
 	}
+	json_all_chans(f, jobs, n);
 	fprintf(f, "\n  }\n}\n");
 }
 

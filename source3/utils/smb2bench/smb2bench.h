@@ -2,6 +2,7 @@
  * smb2bench: an SMB2/3 load client that speaks fio's vocabulary.
  *
  *   options.c  command line and fio job files -> struct bench_opts
+ *   channels.c --channels: the server's interfaces, bound connections
  *   conn.c     one connection: TCP, NEGOTIATE, SESSION_SETUP (lib/auth
  *              client), TREE_CONNECT, CREATE/CLOSE, synchronously;
  *              signing and encryption of every message (lib/crypto)
@@ -67,6 +68,9 @@ struct smb_opts {
 	uint16_t cipher;	/* --encrypt[=cipher]; 0 = off */
 	uint16_t max_dialect;	/* -m; 0x0311 by default */
 	bool read_copy;		/* --read-copy: no MSG_TRUNC discard */
+	unsigned channels;	/* --channels: connections per session */
+	char **channel_addrs;	/* --channel-addrs, NULL: the server's */
+	size_t num_channel_addrs;
 };
 
 struct bench_opts {
@@ -116,6 +120,10 @@ struct smb2_conn {
 	uint16_t cipher;	/* 0: no encryption */
 	struct smb2_keys keys;
 	struct smb2_nonce_gen nonce;
+	/* &nonce, or the first channel's: one generator per session key */
+	struct smb2_nonce_gen *ng;
+	uint8_t client_guid[16];
+	bool binding;		/* SESSION_SETUP legs of a channel bind */
 	uint8_t preauth[SMB2_PREAUTH_HASH_SIZE];
 	uint16_t session_flags;
 	bool server_signing_required;
@@ -126,6 +134,31 @@ struct smb2_conn {
 /* Connect, negotiate, authenticate, connect the tree.  NULL on error. */
 struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
 				 const struct smb_opts *o, char **err);
+/*
+ * One more channel of first's session (MS-SMB2 3.2.4.2.3, 3.2.5.3):
+ * connect to host, NEGOTIATE with first's ClientGuid, SESSION_SETUP with
+ * SMB2_SESSION_FLAG_BINDING signed with the session's signing key; the
+ * channel signs with its own key and encrypts with the session's.
+ */
+struct smb2_conn *smb2_conn_bind(TALLOC_CTX *mem_ctx,
+				 const struct smb2_conn *first,
+				 const struct smb_opts *o, const char *host,
+				 char **err);
+/*
+ * The server's IPv4 and IPv6 addresses from
+ * FSCTL_QUERY_NETWORK_INTERFACE_INFO (3.3.5.15.11), as strings on
+ * mem_ctx; false with c->err set on an error.
+ */
+bool smb2_conn_interfaces(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
+			  char ***addrs, size_t *n);
+/*
+ * o->channels connections of first's session (channels.c): [0] is
+ * first, the others bound to it; *where their addresses.  NULL and *err
+ * on an error.
+ */
+struct smb2_conn **channels_open(TALLOC_CTX *mem_ctx, struct smb2_conn *first,
+				 const struct smb_opts *o, char ***where,
+				 char **err);
 /*
  * Open (creating if needed) name for read and write; *eof is its size.
  */
@@ -194,6 +227,13 @@ struct dir_stats {
 	struct lat_hist clat;
 };
 
+/* One channel of a job, for the report. */
+struct chan_stats {
+	const char *addr;
+	uint64_t requests;	/* sent in the measured phase */
+	bool lost;		/* failed or went silent; its requests moved */
+};
+
 /* One running job: its options, connection and results. */
 struct job {
 	/* this job's own talloc tree: talloc is not thread-safe across one */
@@ -208,6 +248,8 @@ struct job {
 	uint64_t verify_errors;
 	uint64_t verify_bytes;	/* read and found equal to the pattern */
 	char *err;		/* NULL if the job ran to its end */
+	struct chan_stats *chans;
+	unsigned nchans;
 	/* live counters for the progress line */
 	_Atomic uint64_t live_bytes[DIR_COUNT];
 	_Atomic uint64_t live_ios;
