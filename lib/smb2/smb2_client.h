@@ -83,6 +83,20 @@ size_t smb2_write_creq_push(const struct smb2_file_id *fid, uint64_t offset,
 size_t smb2_fsctl_creq_push(uint32_t ctl_code, uint32_t max_output,
 			    uint8_t *buf, size_t len);
 
+/* QUERY_INFO (2.2.37) of a file class, no input: 40 bytes + 1. */
+#define SMB2_QUERY_INFO_CREQ_LEN 41
+size_t smb2_query_info_creq_push(const struct smb2_file_id *fid,
+				 uint8_t info_type, uint8_t info_class,
+				 uint32_t max_output, uint8_t *buf,
+				 size_t len);
+
+/* QUERY_DIRECTORY (2.2.33); pattern: UTF-16LE, e.g. "*". */
+size_t smb2_query_directory_creq_push(const struct smb2_file_id *fid,
+				      uint8_t info_class, uint8_t flags,
+				      struct smb2_blob pattern,
+				      uint32_t max_output, uint8_t *buf,
+				      size_t len);
+
 /* LOGOFF, TREE_DISCONNECT: StructureSize 4, Reserved. */
 size_t smb2_simple_creq_push(uint8_t *buf, size_t len);
 
@@ -143,6 +157,13 @@ NTSTATUS smb2_create_crsp_pull(const struct smb2_pdu *pdu,
 /* data points into the PDU; DataOffset 0 with DataLength 0 is allowed. */
 NTSTATUS smb2_read_crsp_pull(const struct smb2_pdu *pdu,
 			     struct smb2_blob *data);
+
+/*
+ * QUERY_INFO and QUERY_DIRECTORY responses (2.2.38, 2.2.34): the output
+ * buffer, pointing into the PDU.
+ */
+NTSTATUS smb2_outbuf_crsp_pull(const struct smb2_pdu *pdu,
+			       struct smb2_blob *output);
 
 /* IOCTL (2.2.32): the Output buffer, pointing into the PDU. */
 NTSTATUS smb2_ioctl_crsp_pull(const struct smb2_pdu *pdu,

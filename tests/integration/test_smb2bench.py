@@ -231,11 +231,48 @@ def test_interim_pending_responses_and_reordering(check):
     assert fake.reordered > 0
 
 
+def test_metadata_modes(bserver):
+    """create, stat, listdir and connect: operations counted as fio
+    counts I/Os (create as writes of --bs bytes, the others as reads),
+    each file of the folder really there."""
+    for d in ("meta", "big"):
+        # Samba's anonymous session may not add files to a folder it made
+        (bserver.wdir / d).mkdir(mode=0o777, exist_ok=True)
+        os.chmod(bserver.wdir / d, 0o777)
+    out = bench(bserver, "--rw=create", "--nrfiles=50", "--bs=4k",
+                "--filename=meta")
+    job = one_job(out)
+    assert job["write"]["total_ios"] == 50
+    assert job["write"]["io_bytes"] == 50 * 4096
+    assert job["write"]["iops"] > 0
+    assert out["smb2bench"]["ops"] == 50
+    files = sorted((bserver.wdir / "meta").iterdir())
+    assert len(files) == 50 and all(f.stat().st_size == 4096
+                                     for f in files)
+    assert (bserver.wdir / "meta" / "f7").read_bytes() == pattern(4096)
+    job = one_job(bench(bserver, "--rw=stat", "--nrfiles=50",
+                        "--filename=meta"))
+    assert job["read"]["total_ios"] == 50 and job["read"]["io_bytes"] == 0
+    pct = job["read"]["clat_ns"]["percentile"]
+    assert 0 < pct["50.000000"] <= pct["99.000000"]
+    # listdir lays out its own folder; a listing is one operation
+    job = one_job(bench(bserver, "--rw=listdir", "--nrfiles=300",
+                        "--filename=big", "--time_based", "--runtime=1"))
+    n = job["read"]["total_ios"]
+    assert n >= 1
+    assert job["entries"] == n * 302            # with "." and ".."
+    job = one_job(bench(bserver, "--rw=connect", "--nrfiles=20"))
+    assert job["read"]["total_ios"] == 20
+
+
 @pytest.mark.parametrize("args,name", [
     (("--channels=2",), "--channels"),         # -N: a binding needs keys
     (("--channels=0",), "--channels"),
     (("--ioengine=libaio",), "--ioengine"),
     (("--verify=md5",), "--verify"),
+    (("--rw=stat", "--iodepth=4"), "--iodepth"),
+    (("--rw=create", "--verify=pattern"), "--verify"),
+    (("--nrfiles=0",), "--nrfiles"),
 ])
 def test_unsupported_refused_by_name(bserver, args, name):
     p = bench(bserver, *args, check=False)

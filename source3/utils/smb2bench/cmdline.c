@@ -62,7 +62,9 @@ void bench_usage(FILE *f)
 "  --channels N             N connections bound to each job's session\n"
 "  --channel-addrs A,B,...  connect them to these addresses (default: the\n"
 "                           server's FSCTL_QUERY_NETWORK_INTERFACE_INFO)\n"
-"Not in this version: metadata modes.\n");
+"Metadata modes (one operation at a time per job, docs/bench.md):\n"
+"  --rw create|stat|listdir|connect  on --nrfiles N files (100) in the\n"
+"                           job's folder (--filename)\n");
 }
 
 static bool is_flag(const char *key)
@@ -391,6 +393,26 @@ static bool load_jobfiles(struct cmdline *cl)
 	return true;
 }
 
+/* What a metadata mode does not take, or NULL. */
+static const char *meta_refuses(const struct job_opts *j,
+				const struct smb_opts *smb)
+{
+	if (!RW_IS_META(j->rw)) {
+		return NULL;
+	}
+	if (j->iodepth > 1) {
+		return "--iodepth: a metadata mode runs one operation at a "
+		       "time per job; use --numjobs";
+	}
+	if (smb->channels > 1) {
+		return "--channels: not with a metadata mode";
+	}
+	if (j->verify) {
+		return "--verify: not with a metadata mode";
+	}
+	return NULL;
+}
+
 /* What a run needs, checked once everything is parsed. */
 static bool check(struct cmdline *cl)
 {
@@ -431,6 +453,13 @@ static bool check(struct cmdline *cl)
 		return false;
 	}
 	for (i = 0; i < o->num_jobs; i++) {
+		const char *no = meta_refuses(&o->jobs[i], &o->smb);
+
+		if (no != NULL) {
+			cl->err = talloc_asprintf(cl->mem_ctx, "job %s: %s",
+						  o->jobs[i].name, no);
+			return false;
+		}
 		if (o->jobs[i].verify && o->jobs[i].bs % 8 != 0) {
 			cl->err = talloc_asprintf(cl->mem_ctx,
 						  "job %s: --verify=pattern "

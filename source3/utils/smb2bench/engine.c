@@ -1081,10 +1081,15 @@ static void close_all(struct engine *e)
 void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 		const _Atomic bool *stop)
 {
-	struct engine *e = talloc_zero(job->mem, struct engine);
+	struct engine *e = NULL;
 	bool ready = false;
 	uint64_t size = 0;
 
+	if (RW_IS_META(job->o->rw)) {
+		meta_run(job, wait, private_data, stop);
+		return;
+	}
+	e = talloc_zero(job->mem, struct engine);
 	e->job = job;
 	e->stop = stop;
 	ready = prepare(e, &size);

@@ -161,6 +161,9 @@ static void json_job(FILE *f, const struct job *j)
 		s > 0 ? 100.0 * j->sys_s / s : 0.0, j->verify_errors,
 		j->verify_bytes);
 	json_str(f, j->err != NULL ? j->err : "");
+	if (o->rw == RW_LISTDIR) {
+		fprintf(f, ",\n    \"entries\" : %" PRIu64, j->entries);
+	}
 	json_chans(f, "    ", j->chans, j->nchans);
 	fprintf(f, "\n  }");
 }
@@ -188,11 +191,17 @@ void report_json(FILE *f, const struct bench_opts *o, struct job *jobs,
 		"    \"client_cpu_s_per_gib\" : %f", t->bytes, t->wall_s,
 		t->client_cpu_s,
 		t->bytes > 0 ? t->client_cpu_s * GIB / (double)t->bytes : 0);
+	fprintf(f, ",\n    \"ops\" : %" PRIu64 ",\n"
+		"    \"client_cpu_us_per_op\" : %f", t->ops,
+		t->ops > 0 ? t->client_cpu_s * 1e6 / (double)t->ops : 0);
 	if (t->server_cpu_s >= 0) {
 		fprintf(f, ",\n    \"server_cpu_s\" : %f,\n"
-			"    \"server_cpu_s_per_gib\" : %f", t->server_cpu_s,
+			"    \"server_cpu_s_per_gib\" : %f,\n"
+			"    \"server_cpu_us_per_op\" : %f", t->server_cpu_s,
 			t->bytes > 0 ? t->server_cpu_s * GIB /
-					       (double)t->bytes : 0);
+					       (double)t->bytes : 0,
+			t->ops > 0 ? t->server_cpu_s * 1e6 / (double)t->ops :
+				     0);
 	}
 	json_all_chans(f, jobs, n);
 	fprintf(f, "\n  }\n}\n");

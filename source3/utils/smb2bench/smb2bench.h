@@ -35,7 +35,12 @@
 /* Options (options.c)                                                 */
 
 enum bench_rw { RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RANDRW,
-		RW_RW };
+		RW_RW,
+		/* metadata modes (meta.c): operations, not bytes */
+		RW_CREATE, RW_STAT, RW_LISTDIR, RW_CONNECT };
+
+/* A metadata mode: one operation at a time per job. */
+#define RW_IS_META(rw) ((rw) >= RW_CREATE)
 
 enum bench_fmt { FMT_NORMAL, FMT_JSON };
 
@@ -53,6 +58,7 @@ struct job_opts {
 	char *filename;		/* NULL: <name>.<n>.0 per job */
 	bool verify;		/* --verify=pattern */
 	uint64_t randseed;
+	unsigned nrfiles;	/* metadata modes: files in the job's folder */
 };
 
 /* The SMB side: as smbclient is addressed. */
@@ -159,6 +165,15 @@ bool smb2_conn_interfaces(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
 struct smb2_conn **channels_open(TALLOC_CTX *mem_ctx, struct smb2_conn *first,
 				 const struct smb_opts *o, char ***where,
 				 char **err);
+/* How smb2_conn_open_how opens: no oplock, lease or context. */
+struct smb2_open_how {
+	uint32_t access;
+	uint32_t disposition;	/* SMB2_FILE_OPEN ... */
+	uint32_t options;	/* SMB2_FILE_NON_DIRECTORY_FILE ... */
+};
+NTSTATUS smb2_conn_open_how(struct smb2_conn *c, const char *name,
+			    const struct smb2_open_how *how,
+			    struct smb2_file_id *fid, uint64_t *eof);
 /*
  * Open (creating if needed) name for read and write; *eof is its size.
  */
@@ -247,6 +262,7 @@ struct job {
 	double usr_s, sys_s;	/* this thread's CPU in that phase */
 	uint64_t verify_errors;
 	uint64_t verify_bytes;	/* read and found equal to the pattern */
+	uint64_t entries;	/* listdir: directory entries seen */
 	char *err;		/* NULL if the job ran to its end */
 	struct chan_stats *chans;
 	unsigned nchans;
@@ -269,6 +285,12 @@ typedef void (*engine_wait_fn)(void *private_data);
 void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 		const _Atomic bool *stop);
 
+/* The same for a metadata mode (meta.c). */
+void meta_run(struct job *job, engine_wait_fn wait, void *private_data,
+	      const _Atomic bool *stop);
+/* A metadata mode's operations count as reads, or (create) writes. */
+int meta_dir(enum bench_rw rw);
+
 /* ------------------------------------------------------------------ */
 /* Report (report.c)                                                   */
 
@@ -276,6 +298,7 @@ struct bench_totals {
 	double client_cpu_s;	/* whole process, measured phase */
 	double server_cpu_s;	/* /proc/PID/stat, or < 0 if not asked */
 	uint64_t bytes;
+	uint64_t ops;		/* I/Os or metadata operations */
 	double wall_s;
 };
 
