@@ -36,6 +36,7 @@ import time
 
 import report
 import servers
+from bench import on_signal
 
 SMB2BENCH = os.path.join(os.path.dirname(servers.RINGSMB_SMBD), '..',
                          'utils', 'smb2bench', 'smb2bench')
@@ -171,11 +172,11 @@ class Bench:
         if row.prep == 'folder':
             argv.append('--filename=' + self.folder(
                 'm-%s-%d-%d' % (server.cfg.name, i, run)))
-        server.settle(0)
+        server.settle(server.idle)
         cpu0 = server.cpu()
         p = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=600)
-        server.settle(0)
+        server.settle(server.idle)
         cpu = server.cpu() - cpu0
         for f in os.listdir(self.share):
             if f.startswith('put-'):
@@ -205,6 +206,10 @@ class Bench:
                 for cfg in self.cfgs:
                     started.append(servers.start(self.tmp, self.share, cfg,
                                                  sec))
+                time.sleep(1)
+                for s in started:
+                    # Samba's helpers (notifyd, cleanupd) stay
+                    s.idle = s.descendants()
                 for i, row in todo:
                     for run in range(self.a.runs):
                         for server in started:
@@ -217,7 +222,7 @@ class Bench:
         key = (i, server.cfg.name)
         try:
             v = self.one(server, i, row, run)
-        except (RuntimeError, ValueError, KeyError,
+        except (RuntimeError, ValueError, KeyError, OSError,
                 subprocess.TimeoutExpired) as e:
             self.errors.setdefault(key, str(e)[:200])
             say('%s, %s: %s' % (row.label, server.cfg.name, e))
@@ -257,10 +262,6 @@ def render(b, command):
         '%s (%s): %s' % (b.rows[i].label, n, e)
         for (i, n), e in b.errors.items())] if b.errors else []
     return '\n'.join(head + [''] + lines + tail) + '\n'
-
-
-def on_signal(signum, frame):
-    raise SystemExit(128 + signum)
 
 
 def main():

@@ -399,18 +399,6 @@ static bool tree_connect(struct smb2_conn *c, TALLOC_CTX *tmp,
 	return true;
 }
 
-static struct smb2_conn *conn_new(TALLOC_CTX *mem_ctx)
-{
-	struct smb2_conn *c = talloc_zero(mem_ctx, struct smb2_conn);
-
-	if (c != NULL) {
-		c->fd = -1;
-		c->credits = 1;
-		c->ng = &c->nonce;
-	}
-	return c;
-}
-
 /* NULL and *err when !ok, else c. */
 static struct smb2_conn *conn_done(TALLOC_CTX *mem_ctx, struct smb2_conn *c,
 				   bool ok, char **err)
@@ -424,25 +412,6 @@ static struct smb2_conn *conn_done(TALLOC_CTX *mem_ctx, struct smb2_conn *c,
 		TALLOC_FREE(c);
 	}
 	return c;
-}
-
-struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
-				 const struct smb_opts *o, char **err)
-{
-	struct smb2_conn *c = conn_new(mem_ctx);
-	TALLOC_CTX *tmp = NULL;
-	bool ok;
-
-	if (c == NULL) {
-		*err = talloc_strdup(mem_ctx, "out of memory");
-		return NULL;
-	}
-	tmp = talloc_new(c);
-	crypto_random(c->client_guid, sizeof(c->client_guid));
-	ok = tcp_connect(c, o->host, o->port) && negotiate(c, tmp, o) &&
-	     session_setup(c, tmp, o) && tree_connect(c, tmp, o);
-	talloc_free(tmp);
-	return conn_done(mem_ctx, c, ok, err);
 }
 
 /*
@@ -483,12 +452,16 @@ static bool bind_session(struct smb2_conn *c, TALLOC_CTX *tmp,
 	return true;
 }
 
-struct smb2_conn *smb2_conn_bind(TALLOC_CTX *mem_ctx,
-				 const struct smb2_conn *first,
-				 const struct smb_opts *o, const char *host,
-				 char **err)
+/*
+ * A connection to host: with first NULL a new session and its tree,
+ * else a channel bound to first's session.
+ */
+static struct smb2_conn *conn_setup(TALLOC_CTX *mem_ctx,
+				    const struct smb_opts *o,
+				    const struct smb2_conn *first,
+				    const char *host, char **err)
 {
-	struct smb2_conn *c = conn_new(mem_ctx);
+	struct smb2_conn *c = talloc_zero(mem_ctx, struct smb2_conn);
 	TALLOC_CTX *tmp = NULL;
 	bool ok;
 
@@ -496,15 +469,39 @@ struct smb2_conn *smb2_conn_bind(TALLOC_CTX *mem_ctx,
 		*err = talloc_strdup(mem_ctx, "out of memory");
 		return NULL;
 	}
+	c->fd = -1;
+	c->credits = 1;
+	c->ng = &c->nonce;
 	tmp = talloc_new(c);
-	memcpy(c->client_guid, first->client_guid, sizeof(c->client_guid));
+	if (first == NULL) {
+		crypto_random(c->client_guid, sizeof(c->client_guid));
+	} else {
+		memcpy(c->client_guid, first->client_guid,
+		       sizeof(c->client_guid));
+	}
 	ok = tcp_connect(c, host, o->port) && negotiate(c, tmp, o) &&
-	     bind_session(c, tmp, first, o);
+	     (first == NULL ? session_setup(c, tmp, o) &&
+			      tree_connect(c, tmp, o) :
+			      bind_session(c, tmp, first, o));
 	talloc_free(tmp);
-	if (!ok && c->err != NULL) {
+	if (!ok && first != NULL && c->err != NULL) {
 		c->err = talloc_asprintf(c, "channel to %s: %s", host, c->err);
 	}
 	return conn_done(mem_ctx, c, ok, err);
+}
+
+struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
+				 const struct smb_opts *o, char **err)
+{
+	return conn_setup(mem_ctx, o, NULL, o->host, err);
+}
+
+struct smb2_conn *smb2_conn_bind(TALLOC_CTX *mem_ctx,
+				 const struct smb2_conn *first,
+				 const struct smb_opts *o, const char *host,
+				 char **err)
+{
+	return conn_setup(mem_ctx, o, first, host, err);
 }
 
 static char *iface_addr(TALLOC_CTX *mem_ctx, const struct smb2_net_iface *i)
