@@ -347,6 +347,14 @@ def test_user_channels(user_server, extra):
     assert sum(c["requests"] for c in chans) == 1024
     assert min(c["requests"] for c in chans) > 100
     assert not any(c["lost"] for c in chans)
+    # fio's text summary names the channels too
+    p = subprocess.run([str(smb2bench_binary()), "//127.0.0.1/bench",
+                        "-p", str(user_server.port), *creds, "--rw=read",
+                        "--bs=64k", "--filename=" + name, *chan],
+                       stdout=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0
+    assert b"channel 1    : 127.0.0.1, " in p.stdout
+    assert b"CPU per operation: client" in p.stdout
 
 
 def test_channels_refused_on_smb2(user_server):

@@ -231,6 +231,21 @@ static void normal_dir(FILE *f, const struct job *j, int d)
 	fprintf(f, "\n");
 }
 
+/* A job's channels and a listing's entries, when it has them. */
+static void normal_extra(FILE *f, const struct job *j)
+{
+	unsigned k;
+
+	for (k = 0; j->nchans > 1 && k < j->nchans; k++) {
+		fprintf(f, "  channel %u    : %s, %" PRIu64 " requests%s\n", k,
+			j->chans[k].addr, j->chans[k].requests,
+			j->chans[k].lost ? ", lost" : "");
+	}
+	if (j->o->rw == RW_LISTDIR) {
+		fprintf(f, "  entries      : %" PRIu64 "\n", j->entries);
+	}
+}
+
 void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
 		   size_t n, const struct bench_totals *t)
 {
@@ -257,6 +272,7 @@ void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
 				"the pattern, %" PRIu64 " errors\n",
 				j->verify_bytes, j->verify_errors);
 		}
+		normal_extra(f, j);
 	}
 	fprintf(f, "\nRun status: %.1f MiB in %.2f s = %.1f MiB/s on //%s/%s\n",
 		(double)t->bytes / 1048576.0, t->wall_s,
@@ -267,6 +283,12 @@ void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
 	if (t->server_cpu_s >= 0) {
 		fprintf(f, ", server %.3f s", t->bytes > 0 ?
 			t->server_cpu_s * GIB / (double)t->bytes : 0);
+	}
+	fprintf(f, "\nCPU per operation: client %.1f us",
+		t->ops > 0 ? t->client_cpu_s * 1e6 / (double)t->ops : 0);
+	if (t->server_cpu_s >= 0) {
+		fprintf(f, ", server %.1f us", t->ops > 0 ?
+			t->server_cpu_s * 1e6 / (double)t->ops : 0);
 	}
 	fprintf(f, "\n");
 }
