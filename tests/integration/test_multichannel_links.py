@@ -200,7 +200,8 @@ def test_link_down_second_channel_goes_on(srv):
 
 def bench_links(srv, *args):
     """smb2bench as ALICE over link 1, --channels=2 to what the server
-    advertises; a Popen with its JSON on stdout."""
+    advertises; a Popen with its JSON on stdout.  args come last: they
+    override the defaults here (the last value of an option wins)."""
     from test_smb2bench import smb2bench_binary
     return subprocess.Popen(
         [str(smb2bench_binary()), "//%s/rw" % LINKS[0][0], "-p",
@@ -263,3 +264,22 @@ def test_smb2bench_link_down_mid_run(srv):
     assert job["read"]["io_bytes"] > 0 and job["write"]["io_bytes"] > 0
     assert job["verify_bytes"] == job["read"]["io_bytes"]
     assert pattern_on_disk(srv, "down.bin", 8 * 2 ** 20)
+
+
+def test_smb2bench_scaling_over_links(srv, capsys):
+    """1 and 2 channels of one session over the two links, 1 MiB reads of
+    one file: both correct; the MB/s of each are printed (pytest -s) for
+    docs/performance.md, not judged (2 cores run client and server)."""
+    rates = {}
+    for ch in (1, 2):
+        p = bench_links(srv, "--rw=read", "--bs=1m", "--iodepth=8",
+                        "--size=256m", "--filename=scale.bin",
+                        "--time_based", "--runtime=3", "--verify=0",
+                        "--channels=%d" % ch)
+        job, chans = bench_done(p)
+        assert len(chans) == ch and all(c["requests"] > 0 for c in chans)
+        rates[ch] = job["read"]["bw_bytes"] / 1e6
+    with capsys.disabled():
+        print("\nsmb2bench over the links, 1 MiB reads, iodepth 8: "
+              "1 channel %.0f MB/s, 2 channels %.0f MB/s (%.2fx)" %
+              (rates[1], rates[2], rates[2] / rates[1]))
