@@ -141,6 +141,29 @@ static void test_smb2_client__negprot_rsp(void **state)
 	talloc_free(tmp);
 }
 
+/* Every truncation of a response, against a guard page, is refused. */
+static void truncations_fail(const uint8_t *buf, size_t len,
+			     uint16_t rsp_size,
+			     NTSTATUS (*pull)(const struct smb2_pdu *pdu,
+					      struct smb2_blob *out))
+{
+	struct smb2_blob out;
+	struct smb2_pdu pdu;
+	bool err = false;
+	size_t n;
+
+	for (n = 0; n < len; n++) {
+		uint8_t *g = guard_dup(buf, n);
+		NTSTATUS st = smb2_rsp_carve(g, n, rsp_size, &pdu, &err);
+
+		if (IS_OK(st)) {
+			st = pull(&pdu, &out);
+		}
+		assert_false(IS_OK(st));
+		guard_free(g);
+	}
+}
+
 static void test_smb2_client__io_rsp(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
@@ -149,7 +172,7 @@ static void test_smb2_client__io_rsp(void **state)
 	struct smb2_blob data;
 	struct smb2_pdu pdu;
 	uint8_t buf[256], *body = NULL;
-	size_t blen = 0, len, n;
+	size_t blen = 0, len;
 	uint32_t count = 0;
 	bool err = false;
 
@@ -161,17 +184,7 @@ static void test_smb2_client__io_rsp(void **state)
 					 &err)));
 	assert_true(IS_OK(smb2_read_crsp_pull(&pdu, &data)));
 	assert_bytes(data.data, data.len, (const uint8_t *)"abcdef", 6);
-	for (n = 0; n < len; n++) {
-		uint8_t *g = guard_dup(buf, n);
-		NTSTATUS st = smb2_rsp_carve(g, n, SMB2_READ_RSP_SIZE, &pdu,
-					     &err);
-
-		if (IS_OK(st)) {
-			st = smb2_read_crsp_pull(&pdu, &data);
-		}
-		assert_false(IS_OK(st));
-		guard_free(g);
-	}
+	truncations_fail(buf, len, SMB2_READ_RSP_SIZE, smb2_read_crsp_pull);
 	body = smb2_write_rsp_push(tmp, &wr, &blen);
 	len = mk_rsp(buf, SMB2_OP_WRITE, 0, body, blen);
 	assert_true(IS_OK(smb2_rsp_carve(buf, len, SMB2_WRITE_RSP_SIZE, &pdu,
@@ -193,7 +206,7 @@ static void test_smb2_client__fsctl(void **state)
 	struct smb2_blob got;
 	struct smb2_pdu pdu;
 	uint8_t buf[256], body[64], *rb = NULL;
-	size_t blen, len, n;
+	size_t blen, len;
 	bool err = false;
 
 	blen = smb2_fsctl_creq_push(FSCTL_QUERY_NETWORK_INTERFACE_INFO, 65536,
@@ -213,17 +226,7 @@ static void test_smb2_client__fsctl(void **state)
 					 &err)));
 	assert_true(IS_OK(smb2_ioctl_crsp_pull(&pdu, &got)));
 	assert_bytes(got.data, got.len, out, sizeof(out));
-	for (n = 0; n < len; n++) {
-		uint8_t *g = guard_dup(buf, n);
-		NTSTATUS st = smb2_rsp_carve(g, n, SMB2_IOCTL_RSP_SIZE, &pdu,
-					     &err);
-
-		if (IS_OK(st)) {
-			st = smb2_ioctl_crsp_pull(&pdu, &got);
-		}
-		assert_false(IS_OK(st));
-		guard_free(g);
-	}
+	truncations_fail(buf, len, SMB2_IOCTL_RSP_SIZE, smb2_ioctl_crsp_pull);
 	talloc_free(tmp);
 }
 
