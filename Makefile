@@ -7,7 +7,7 @@ ASAN_WAF = WAFLOCK=.lock-waf_asan CC=clang buildtools/bin/waf
 TSAN_WAF = WAFLOCK=.lock-waf_tsan CC=clang buildtools/bin/waf
 
 .PHONY: all deps build asan tsan tsan-build run test unit integration fuzz \
-	compat bench install clean distclean
+	compat bench bench-smb2bench install clean distclean
 
 all: build
 
@@ -62,6 +62,10 @@ compat: build
 
 bench: build
 	@tests/bench/run.sh $(BENCH_ARGS)
+
+# the same servers with smb2bench as the client (docs/bench.md)
+bench-smb2bench: build
+	@tests/bench/run.sh smb2bench $(BENCH_ARGS)
 
 install: build
 	@$(WAF) install

@@ -12,6 +12,7 @@
 #define TCON_CREQ_FIXED		8
 #define CREATE_CREQ_FIXED	56
 #define CLOSE_CREQ_FIXED	24
+#define QUERY_DIRECTORY_CREQ_FIXED 32
 #define NEGCTX_HDR_SIZE		8
 
 /* A finished body, or 0 if it overran w. */
@@ -76,7 +77,7 @@ size_t smb2_sesssetup_creq_push(const struct smb2_sesssetup_creq *in,
 		return 0;
 	}
 	smb2_wr_u16(&w, SMB2_SESSSETUP_REQ_SIZE);
-	smb2_wr_u8(&w, 0);			/* Flags: no binding */
+	smb2_wr_u8(&w, in->flags);
 	smb2_wr_u8(&w, in->security_mode);
 	smb2_wr_u32(&w, in->capabilities);
 	smb2_wr_u32(&w, 0);			/* Channel */
@@ -182,6 +183,72 @@ size_t smb2_write_creq_push(const struct smb2_file_id *fid, uint64_t offset,
 	smb2_wr_u16(&w, 0);			/* WriteChannelInfo */
 	smb2_wr_u16(&w, 0);
 	smb2_wr_u32(&w, 0);			/* Flags */
+	return wr_done(&w);
+}
+
+size_t smb2_fsctl_creq_push(uint32_t ctl_code, uint32_t max_output,
+			    uint8_t *buf, size_t len)
+{
+	static const struct smb2_file_id none = { UINT64_MAX, UINT64_MAX };
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	smb2_wr_u16(&w, SMB2_IOCTL_REQ_SIZE);
+	smb2_wr_u16(&w, 0);			/* Reserved */
+	smb2_wr_u32(&w, ctl_code);
+	smb2_wr_file_id(&w, &none);
+	smb2_wr_u32(&w, 0);			/* InputOffset */
+	smb2_wr_u32(&w, 0);			/* InputCount */
+	smb2_wr_u32(&w, 0);			/* MaxInputResponse */
+	smb2_wr_u32(&w, 0);			/* OutputOffset */
+	smb2_wr_u32(&w, 0);			/* OutputCount */
+	smb2_wr_u32(&w, max_output);
+	smb2_wr_u32(&w, SMB2_0_IOCTL_IS_FSCTL);
+	smb2_wr_u32(&w, 0);			/* Reserved2 */
+	smb2_wr_u8(&w, 0);			/* Buffer */
+	return wr_done(&w);
+}
+
+size_t smb2_query_info_creq_push(const struct smb2_file_id *fid,
+				 uint8_t info_type, uint8_t info_class,
+				 uint32_t max_output, uint8_t *buf,
+				 size_t len)
+{
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	smb2_wr_u16(&w, SMB2_QUERY_INFO_REQ_SIZE);
+	smb2_wr_u8(&w, info_type);
+	smb2_wr_u8(&w, info_class);
+	smb2_wr_u32(&w, max_output);
+	smb2_wr_u16(&w, 0);			/* InputBufferOffset */
+	smb2_wr_u16(&w, 0);			/* Reserved */
+	smb2_wr_u32(&w, 0);			/* InputBufferLength */
+	smb2_wr_u32(&w, 0);			/* AdditionalInformation */
+	smb2_wr_u32(&w, 0);			/* Flags */
+	smb2_wr_file_id(&w, fid);
+	smb2_wr_u8(&w, 0);			/* Buffer */
+	return wr_done(&w);
+}
+
+size_t smb2_query_directory_creq_push(const struct smb2_file_id *fid,
+				      uint8_t info_class, uint8_t flags,
+				      struct smb2_blob pattern,
+				      uint32_t max_output, uint8_t *buf,
+				      size_t len)
+{
+	struct smb2_wr w = smb2_wr_init(buf, len);
+
+	if (pattern.len == 0 || pattern.len > UINT16_MAX) {
+		return 0;
+	}
+	smb2_wr_u16(&w, SMB2_QUERY_DIRECTORY_REQ_SIZE);
+	smb2_wr_u8(&w, info_class);
+	smb2_wr_u8(&w, flags);
+	smb2_wr_u32(&w, 0);			/* FileIndex */
+	smb2_wr_file_id(&w, fid);
+	smb2_wr_u16(&w, SMB2_HDR_SIZE + QUERY_DIRECTORY_CREQ_FIXED);
+	smb2_wr_u16(&w, (uint16_t)pattern.len);
+	smb2_wr_u32(&w, max_output);
+	smb2_wr_bytes(&w, pattern.data, pattern.len);
 	return wr_done(&w);
 }
 

@@ -160,6 +160,38 @@ NTSTATUS smb2_read_crsp_pull(const struct smb2_pdu *pdu,
 	return smb2_pdu_blob(pdu, ofs, len, data);
 }
 
+NTSTATUS smb2_outbuf_crsp_pull(const struct smb2_pdu *pdu,
+			       struct smb2_blob *output)
+{
+	uint16_t cmd = pdu->hdr.command == SMB2_OP_QUERY_DIRECTORY ?
+			       SMB2_OP_QUERY_DIRECTORY : SMB2_OP_QUERY_INFO;
+	struct smb2_cur c = smb2_body_cur(pdu, cmd);
+	uint16_t ofs = 0;
+	uint32_t len = 0;
+
+	ofs = smb2_cur_u16(&c);
+	len = smb2_cur_u32(&c);
+	if (c.bad) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return smb2_pdu_blob(pdu, ofs, len, output);
+}
+
+NTSTATUS smb2_ioctl_crsp_pull(const struct smb2_pdu *pdu,
+			      struct smb2_blob *output)
+{
+	struct smb2_cur c = smb2_body_cur(pdu, SMB2_OP_IOCTL);
+	uint32_t ofs = 0, len = 0;
+
+	smb2_cur_skip(&c, 2 + 4 + 16 + 8);	/* to OutputOffset */
+	ofs = smb2_cur_u32(&c);
+	len = smb2_cur_u32(&c);
+	if (c.bad) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	return smb2_pdu_blob(pdu, ofs, len, output);
+}
+
 NTSTATUS smb2_write_crsp_pull(const struct smb2_pdu *pdu, uint32_t *count)
 {
 	struct smb2_cur c = smb2_body_cur(pdu, SMB2_OP_WRITE);

@@ -36,6 +36,7 @@ size_t smb2_negprot_creq_push(const struct smb2_negprot_creq *in,
 			      uint8_t *buf, size_t len);
 
 struct smb2_sesssetup_creq {
+	uint8_t flags;			/* SMB2_SESSION_FLAG_BINDING or 0 */
 	uint8_t security_mode;
 	uint32_t capabilities;
 	struct smb2_blob security;
@@ -73,6 +74,28 @@ size_t smb2_read_creq_push(const struct smb2_file_id *fid, uint64_t offset,
 #define SMB2_WRITE_CREQ_DATA_OFFSET (SMB2_HDR_SIZE + SMB2_WRITE_CREQ_LEN)
 size_t smb2_write_creq_push(const struct smb2_file_id *fid, uint64_t offset,
 			    uint32_t length, uint8_t *buf, size_t len);
+
+/*
+ * An FSCTL with no input, on no file (FileId all ones), asking for at
+ * most max_output bytes: FSCTL_QUERY_NETWORK_INTERFACE_INFO (2.2.31).
+ */
+#define SMB2_IOCTL_CREQ_LEN	57
+size_t smb2_fsctl_creq_push(uint32_t ctl_code, uint32_t max_output,
+			    uint8_t *buf, size_t len);
+
+/* QUERY_INFO (2.2.37) of a file class, no input: 40 bytes + 1. */
+#define SMB2_QUERY_INFO_CREQ_LEN 41
+size_t smb2_query_info_creq_push(const struct smb2_file_id *fid,
+				 uint8_t info_type, uint8_t info_class,
+				 uint32_t max_output, uint8_t *buf,
+				 size_t len);
+
+/* QUERY_DIRECTORY (2.2.33); pattern: UTF-16LE, e.g. "*". */
+size_t smb2_query_directory_creq_push(const struct smb2_file_id *fid,
+				      uint8_t info_class, uint8_t flags,
+				      struct smb2_blob pattern,
+				      uint32_t max_output, uint8_t *buf,
+				      size_t len);
 
 /* LOGOFF, TREE_DISCONNECT: StructureSize 4, Reserved. */
 size_t smb2_simple_creq_push(uint8_t *buf, size_t len);
@@ -134,6 +157,17 @@ NTSTATUS smb2_create_crsp_pull(const struct smb2_pdu *pdu,
 /* data points into the PDU; DataOffset 0 with DataLength 0 is allowed. */
 NTSTATUS smb2_read_crsp_pull(const struct smb2_pdu *pdu,
 			     struct smb2_blob *data);
+
+/*
+ * QUERY_INFO and QUERY_DIRECTORY responses (2.2.38, 2.2.34): the output
+ * buffer, pointing into the PDU.
+ */
+NTSTATUS smb2_outbuf_crsp_pull(const struct smb2_pdu *pdu,
+			       struct smb2_blob *output);
+
+/* IOCTL (2.2.32): the Output buffer, pointing into the PDU. */
+NTSTATUS smb2_ioctl_crsp_pull(const struct smb2_pdu *pdu,
+			      struct smb2_blob *output);
 
 NTSTATUS smb2_write_crsp_pull(const struct smb2_pdu *pdu, uint32_t *count);
 

@@ -31,4 +31,9 @@ if ! dpkg-query -W -f='${Status}' samba-vfs-modules 2>/dev/null |
 fi
 py="$top/.venv/bin/python3"
 [ -x "$py" ] || py=python3
+# run.sh smb2bench ...: the smb2bench-driven rows (tests/bench/smb2bench.py)
+if [ "${1:-}" = smb2bench ]; then
+	shift
+	exec "$py" "$top/tests/bench/smb2bench.py" "$@"
+fi
 exec "$py" "$top/tests/bench/bench.py" "$@"

@@ -40,7 +40,7 @@ static void rsp(const uint8_t *data, size_t size)
 {
 	static const uint16_t cmds[] = {
 		SMB2_OP_NEGPROT, SMB2_OP_SESSSETUP, SMB2_OP_TCON,
-		SMB2_OP_CREATE, SMB2_OP_READ, SMB2_OP_WRITE,
+		SMB2_OP_CREATE, SMB2_OP_READ, SMB2_OP_WRITE, SMB2_OP_IOCTL,
 	};
 	size_t i;
 
@@ -67,6 +67,7 @@ static void rsp(const uint8_t *data, size_t size)
 		(void)smb2_create_crsp_pull(&pdu, &cr);
 		(void)smb2_read_crsp_pull(&pdu, &blob);
 		(void)smb2_write_crsp_pull(&pdu, &count);
+		(void)smb2_ioctl_crsp_pull(&pdu, &blob);
 	}
 }
 

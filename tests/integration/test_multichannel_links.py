@@ -5,13 +5,16 @@ exist only inside this test's links).  `interfaces` names both server
 ends with Samba's keys: the network-interface FSCTL gives the client
 each link with its speed and RSS, a second channel binds over the other
 link, and when the first link goes down mid-run the session goes on over
-the second with nothing lost.  ringsmb only (its smbpasswd users); root
-and `ip netns` needed, else skipped."""
+the second with nothing lost: with raw requests, and with smb2bench
+--channels=2 (its JSON counts each channel's requests).  ringsmb only
+(its smbpasswd users); root and `ip netns` needed, else skipped."""
 import hashlib
+import json
 import os
 import random
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -20,7 +23,7 @@ from conftest import RingsmbServer, TARGET, finish_server, make_scratch_dir
 from test_ioctl import parse_ifaces
 from test_multichannel import (CAP_MULTI_CHANNEL, D302, Channel, open_data,
                                signed_with)
-from test_session import USERS, add_user, file_id
+from test_session import ALICE, USERS, add_user, file_id
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="accounts are ringsmb's smbpasswd")
@@ -191,3 +194,92 @@ def test_link_down_second_channel_goes_on(srv):
         c.login()
         fid = open_data(c)
         assert c.read_file(fid) == b"multichannel data"
+
+
+# ------------------------------------------------- smb2bench over the links
+
+def bench_links(srv, *args):
+    """smb2bench as ALICE over link 1, --channels=2 to what the server
+    advertises; a Popen with its JSON on stdout.  args come last: they
+    override the defaults here (the last value of an option wins)."""
+    from test_smb2bench import smb2bench_binary
+    return subprocess.Popen(
+        [str(smb2bench_binary()), "//%s/rw" % LINKS[0][0], "-p",
+         str(srv.port), "-U", "%s%%%s" % (ALICE, USERS[ALICE]),
+         "--channels=2", "--output-format=json", "--bs=64k",
+         "--iodepth=8", "--size=8m", "--verify=pattern"] + list(args),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def bench_done(p):
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err.decode(errors="replace")
+    out = json.loads(out)
+    job = out["jobs"][0]
+    assert job["error"] == 0 and job["verify_errors"] == 0
+    return job, out["smb2bench"]["channels"]
+
+
+def pattern_on_disk(srv, name, size):
+    from test_smb2bench import pattern
+    with open(srv.wdir / name, "rb") as f:
+        return hashlib.sha256(f.read(size)).digest() == \
+            hashlib.sha256(pattern(size)).digest()
+
+
+def test_smb2bench_two_channels_over_two_links(srv):
+    """The second channel goes to the other advertised link; both carry
+    requests; every byte written and read back is the pattern."""
+    job, chans = bench_done(bench_links(srv, "--rw=write",
+                                        "--filename=mc2.bin"))
+    assert job["verify_bytes"] == 8 * 2 ** 20
+    assert [c["address"] for c in chans] == [LINKS[0][0], LINKS[1][0]]
+    assert all(c["requests"] > 0 and not c["lost"] for c in chans)
+    assert pattern_on_disk(srv, "mc2.bin", 8 * 2 ** 20)
+    job, chans = bench_done(bench_links(srv, "--rw=randread",
+                                        "--filename=mc2.bin"))
+    assert job["read"]["io_bytes"] == 8 * 2 ** 20
+    assert sum(c["requests"] for c in chans) == 128
+    assert all(c["requests"] > 0 for c in chans)
+
+
+def test_smb2bench_link_down_mid_run(srv):
+    """Link 1 (the first channel's, which opened the file) goes down in
+    the middle of a 10 s checked read/write run: its requests move to the
+    second channel, the run ends without an error and the file is still
+    the pattern."""
+    p = bench_links(srv, "--rw=randrw", "--time_based", "--runtime=10",
+                    "--filename=down.bin")
+    try:
+        time.sleep(3)
+        ip("link", "set", LINKS[0][2], "down")
+        job, chans = bench_done(p)
+    finally:
+        ip("link", "set", LINKS[0][2], "up")
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert [c["lost"] for c in chans] == [True, False]
+    assert chans[1]["requests"] > chans[0]["requests"] > 0
+    assert job["read"]["io_bytes"] > 0 and job["write"]["io_bytes"] > 0
+    assert job["verify_bytes"] == job["read"]["io_bytes"]
+    assert pattern_on_disk(srv, "down.bin", 8 * 2 ** 20)
+
+
+def test_smb2bench_scaling_over_links(srv, capsys):
+    """1 and 2 channels of one session over the two links, 1 MiB reads of
+    one file: both correct; the MB/s of each are printed (pytest -s) for
+    docs/performance.md, not judged (2 cores run client and server)."""
+    rates = {}
+    for ch in (1, 2):
+        p = bench_links(srv, "--rw=read", "--bs=1m", "--iodepth=8",
+                        "--size=256m", "--filename=scale.bin",
+                        "--time_based", "--runtime=3", "--verify=0",
+                        "--channels=%d" % ch)
+        job, chans = bench_done(p)
+        assert len(chans) == ch and all(c["requests"] > 0 for c in chans)
+        rates[ch] = job["read"]["bw_bytes"] / 1e6
+    with capsys.disabled():
+        print("\nsmb2bench over the links, 1 MiB reads, iodepth 8: "
+              "1 channel %.0f MB/s, 2 channels %.0f MB/s (%.2fx)" %
+              (rates[1], rates[2], rates[2] / rates[1]))

@@ -231,10 +231,48 @@ def test_interim_pending_responses_and_reordering(check):
     assert fake.reordered > 0
 
 
+def test_metadata_modes(bserver):
+    """create, stat, listdir and connect: operations counted as fio
+    counts I/Os (create as writes of --bs bytes, the others as reads),
+    each file of the folder really there."""
+    for d in ("meta", "big"):
+        # Samba's anonymous session may not add files to a folder it made
+        (bserver.wdir / d).mkdir(mode=0o777, exist_ok=True)
+        os.chmod(bserver.wdir / d, 0o777)
+    out = bench(bserver, "--rw=create", "--nrfiles=50", "--bs=4k",
+                "--filename=meta")
+    job = one_job(out)
+    assert job["write"]["total_ios"] == 50
+    assert job["write"]["io_bytes"] == 50 * 4096
+    assert job["write"]["iops"] > 0
+    assert out["smb2bench"]["ops"] == 50
+    files = sorted((bserver.wdir / "meta").iterdir())
+    assert len(files) == 50 and all(f.stat().st_size == 4096
+                                     for f in files)
+    assert (bserver.wdir / "meta" / "f7").read_bytes() == pattern(4096)
+    job = one_job(bench(bserver, "--rw=stat", "--nrfiles=50",
+                        "--filename=meta"))
+    assert job["read"]["total_ios"] == 50 and job["read"]["io_bytes"] == 0
+    pct = job["read"]["clat_ns"]["percentile"]
+    assert 0 < pct["50.000000"] <= pct["99.000000"]
+    # listdir lays out its own folder; a listing is one operation
+    job = one_job(bench(bserver, "--rw=listdir", "--nrfiles=300",
+                        "--filename=big", "--time_based", "--runtime=1"))
+    n = job["read"]["total_ios"]
+    assert n >= 1
+    assert job["entries"] == n * 302            # with "." and ".."
+    job = one_job(bench(bserver, "--rw=connect", "--nrfiles=20"))
+    assert job["read"]["total_ios"] == 20
+
+
 @pytest.mark.parametrize("args,name", [
-    (("--channels=2",), "--channels"),
+    (("--channels=2",), "--channels"),         # -N: a binding needs keys
+    (("--channels=0",), "--channels"),
     (("--ioengine=libaio",), "--ioengine"),
     (("--verify=md5",), "--verify"),
+    (("--rw=stat", "--iodepth=4"), "--iodepth"),
+    (("--rw=create", "--verify=pattern"), "--verify"),
+    (("--nrfiles=0",), "--nrfiles"),
 ])
 def test_unsupported_refused_by_name(bserver, args, name):
     p = bench(bserver, *args, check=False)
@@ -281,6 +319,49 @@ def test_user_write_read_randread(user_server, extra):
                    name=name)
     st = (user_server.wdir / name).stat()
     assert st.st_uid == accounts_mod.Account("alice").uid   # the user's
+
+
+@pytest.mark.parametrize("extra", [(), ("-m", "SMB3_02"), ("--encrypt",)],
+                         ids=["3.1.1-signed", "3.0.2-signed", "aes-128-gcm"])
+def test_user_channels(user_server, extra):
+    """--channels=2: a second connection bound to the session carries
+    requests (both channels counted), every byte checked."""
+    creds = ("-U", "%s%%%s" % (USER, PASSWORD))
+    chan = ("--channels=2", "--channel-addrs=127.0.0.1") + extra
+    name = "mc%s.bin" % "".join(c for c in "".join(extra) if c.isalnum())
+    out = bench(user_server, "--rw=write", "--bs=64k", "--iodepth=8",
+                "--size=4m", "--verify=pattern", "--filename=" + name,
+                *chan, creds=creds)
+    job = one_job(out)
+    assert job["verify_bytes"] == 4 * MIB
+    assert [c["requests"] > 0 for c in job["channels"]] == [True, True]
+    assert sha256_file(user_server.wdir / name) == hashlib.sha256(
+        pattern(4 * MIB)).hexdigest()
+    out = bench(user_server, "--rw=randread", "--bs=4k", "--iodepth=16",
+                "--size=4m", "--verify=pattern", "--filename=" + name,
+                *chan, creds=creds)
+    job = one_job(out)
+    assert job["read"]["io_bytes"] == 4 * MIB
+    chans = out["smb2bench"]["channels"]
+    assert [c["address"] for c in chans] == ["127.0.0.1", "127.0.0.1"]
+    assert sum(c["requests"] for c in chans) == 1024
+    assert min(c["requests"] for c in chans) > 100
+    assert not any(c["lost"] for c in chans)
+    # fio's text summary names the channels too
+    p = subprocess.run([str(smb2bench_binary()), "//127.0.0.1/bench",
+                        "-p", str(user_server.port), *creds, "--rw=read",
+                        "--bs=64k", "--filename=" + name, *chan],
+                       stdout=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0
+    assert b"channel 1    : 127.0.0.1, " in p.stdout
+    assert b"CPU per operation: client" in p.stdout
+
+
+def test_channels_refused_on_smb2(user_server):
+    p = bench(user_server, "--channels=2", "-m", "SMB2_10",
+              creds=("-U", "%s%%%s" % (USER, PASSWORD)), check=False)
+    assert p.returncode == 1
+    assert b"--channels needs SMB 3.x" in p.stderr
 
 
 def test_user_bad_password(user_server):

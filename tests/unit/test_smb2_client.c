@@ -141,6 +141,29 @@ static void test_smb2_client__negprot_rsp(void **state)
 	talloc_free(tmp);
 }
 
+/* Every truncation of a response, against a guard page, is refused. */
+static void truncations_fail(const uint8_t *buf, size_t len,
+			     uint16_t rsp_size,
+			     NTSTATUS (*pull)(const struct smb2_pdu *pdu,
+					      struct smb2_blob *out))
+{
+	struct smb2_blob out;
+	struct smb2_pdu pdu;
+	bool err = false;
+	size_t n;
+
+	for (n = 0; n < len; n++) {
+		uint8_t *g = guard_dup(buf, n);
+		NTSTATUS st = smb2_rsp_carve(g, n, rsp_size, &pdu, &err);
+
+		if (IS_OK(st)) {
+			st = pull(&pdu, &out);
+		}
+		assert_false(IS_OK(st));
+		guard_free(g);
+	}
+}
+
 static void test_smb2_client__io_rsp(void **state)
 {
 	TALLOC_CTX *tmp = talloc_new(*state);
@@ -149,7 +172,7 @@ static void test_smb2_client__io_rsp(void **state)
 	struct smb2_blob data;
 	struct smb2_pdu pdu;
 	uint8_t buf[256], *body = NULL;
-	size_t blen = 0, len, n;
+	size_t blen = 0, len;
 	uint32_t count = 0;
 	bool err = false;
 
@@ -161,23 +184,49 @@ static void test_smb2_client__io_rsp(void **state)
 					 &err)));
 	assert_true(IS_OK(smb2_read_crsp_pull(&pdu, &data)));
 	assert_bytes(data.data, data.len, (const uint8_t *)"abcdef", 6);
-	for (n = 0; n < len; n++) {
-		uint8_t *g = guard_dup(buf, n);
-		NTSTATUS st = smb2_rsp_carve(g, n, SMB2_READ_RSP_SIZE, &pdu,
-					     &err);
-
-		if (IS_OK(st)) {
-			st = smb2_read_crsp_pull(&pdu, &data);
-		}
-		assert_false(IS_OK(st));
-		guard_free(g);
-	}
+	truncations_fail(buf, len, SMB2_READ_RSP_SIZE, smb2_read_crsp_pull);
 	body = smb2_write_rsp_push(tmp, &wr, &blen);
 	len = mk_rsp(buf, SMB2_OP_WRITE, 0, body, blen);
 	assert_true(IS_OK(smb2_rsp_carve(buf, len, SMB2_WRITE_RSP_SIZE, &pdu,
 					 &err)));
 	assert_true(IS_OK(smb2_write_crsp_pull(&pdu, &count)));
 	assert_int_equal(count, 65536);
+	talloc_free(tmp);
+}
+
+/* FSCTL_QUERY_NETWORK_INTERFACE_INFO both ways: request, output. */
+static void test_smb2_client__fsctl(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(*state);
+	static const uint8_t out[] = "interfaces";
+	struct smb2_ioctl_rsp r = { .ctl_code = FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+				    .file_id = { UINT64_MAX, UINT64_MAX },
+				    .output = { out, sizeof(out) } };
+	struct smb2_ioctl_req q;
+	struct smb2_blob got;
+	struct smb2_pdu pdu;
+	uint8_t buf[256], body[64], *rb = NULL;
+	size_t blen, len;
+	bool err = false;
+
+	blen = smb2_fsctl_creq_push(FSCTL_QUERY_NETWORK_INTERFACE_INFO, 65536,
+				    body, sizeof(body));
+	assert_int_equal(blen, SMB2_IOCTL_CREQ_LEN);
+	len = mk_pdu(buf, SMB2_OP_IOCTL, 0, 0, body, blen);
+	assert_true(IS_OK(smb2_ioctl_req_pull(carve1(tmp, buf, len), &q)));
+	assert_int_equal(q.ctl_code, FSCTL_QUERY_NETWORK_INTERFACE_INFO);
+	assert_int_equal(q.flags, SMB2_0_IOCTL_IS_FSCTL);
+	assert_int_equal(q.max_output_response, 65536);
+	assert_int_equal(q.file_id.persistent, UINT64_MAX);
+	assert_int_equal(q.input.len, 0);
+	assert_int_equal(smb2_fsctl_creq_push(1, 1, body, 56), 0);
+	rb = smb2_ioctl_rsp_push(tmp, &r, &blen);
+	len = mk_rsp(buf, SMB2_OP_IOCTL, 0, rb, blen);
+	assert_true(IS_OK(smb2_rsp_carve(buf, len, SMB2_IOCTL_RSP_SIZE, &pdu,
+					 &err)));
+	assert_true(IS_OK(smb2_ioctl_crsp_pull(&pdu, &got)));
+	assert_bytes(got.data, got.len, out, sizeof(out));
+	truncations_fail(buf, len, SMB2_IOCTL_RSP_SIZE, smb2_ioctl_crsp_pull);
 	talloc_free(tmp);
 }
 
@@ -213,6 +262,7 @@ int main(void)
 		T(test_smb2_client__requests_pull),
 		T(test_smb2_client__negprot_rsp),
 		T(test_smb2_client__io_rsp),
+		T(test_smb2_client__fsctl),
 		T(test_smb2_client__error_and_bad),
 	};
 

@@ -136,6 +136,11 @@ static void test_opts__refused_by_name(void **state)
 	TALLOC_CTX *tmp = talloc_new(*state);
 
 	REFUSED("--channels", "//h/s", "-N", "--channels=2");
+	REFUSED("--channels", "//h/s", "-U", "u%p", "--channels=0");
+	REFUSED("--channels", "//h/s", "-U", "u%p", "--channels=33");
+	REFUSED("--channels", "//h/s", "-U", "u%p", "-m", "SMB2_10",
+		"--channels=2");
+	REFUSED("--channel-addrs", "//h/s", "-U", "u%p", "--channel-addrs=");
 	REFUSED("--ioengine", "//h/s", "-N", "--ioengine=libaio");
 	REFUSED("--direct", "//h/s", "-N", "--direct=1");
 	REFUSED("--no-such-thing", "//h/s", "-N", "--no-such-thing");
@@ -154,6 +159,25 @@ static void test_opts__refused_by_name(void **state)
 	REFUSED("--encrypt", "//h/s", "-N", "--encrypt");
 	REFUSED("/nonexistent/job.fio", "//h/s", "-N", "/nonexistent/job.fio");
 	REFUSED("--bs", "//h/s", "-N", "--verify=pattern", "--bs=4100");
+	talloc_free(tmp);
+}
+
+static void test_opts__channels(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(*state);
+	struct bench_opts o = {};
+	char *err = NULL;
+
+	assert_true(PARSE(&o, &err, "//h/s", "-N"));
+	assert_int_equal(o.smb.channels, 1);
+	assert_int_equal(o.smb.num_channel_addrs, 0);
+	assert_true(PARSE(&o, &err, "//h/s", "-U", "u%p", "--channels", "4",
+			  "--channel-addrs=10.0.0.1,fe80::1,h2"));
+	assert_int_equal(o.smb.channels, 4);
+	assert_int_equal(o.smb.num_channel_addrs, 3);
+	assert_string_equal(o.smb.channel_addrs[0], "10.0.0.1");
+	assert_string_equal(o.smb.channel_addrs[1], "fe80::1");
+	assert_string_equal(o.smb.channel_addrs[2], "h2");
 	talloc_free(tmp);
 }
 
@@ -211,6 +235,7 @@ int main(void)
 		T(test_opts__command_line),
 		T(test_opts__defaults_and_guest),
 		T(test_opts__refused_by_name),
+		T(test_opts__channels),
 		T(test_opts__jobfile),
 	};
 

@@ -58,7 +58,13 @@ void bench_usage(FILE *f)
 "  --read-copy              copy every READ payload to user memory (by\n"
 "                           default unchecked payloads of 64 KiB or more\n"
 "                           are dropped in the kernel: MSG_TRUNC)\n"
-"Not in this version: --channels (multichannel), metadata modes.\n");
+"Multichannel (SMB 3.x, a user session):\n"
+"  --channels N             N connections bound to each job's session\n"
+"  --channel-addrs A,B,...  connect them to these addresses (default: the\n"
+"                           server's FSCTL_QUERY_NETWORK_INTERFACE_INFO)\n"
+"Metadata modes (one operation at a time per job, docs/bench.md):\n"
+"  --rw create|stat|listdir|connect  on --nrfiles N files (100) in the\n"
+"                           job's folder (--filename)\n");
 }
 
 static bool is_flag(const char *key)
@@ -148,12 +154,50 @@ static bool set_cipher(const char *v, struct smb_opts *o)
 	return false;
 }
 
+static bool set_addrs(TALLOC_CTX *mem_ctx, const char *v, struct smb_opts *o)
+{
+	char *copy = talloc_strdup(mem_ctx, v), *save = NULL, *a = NULL;
+
+	o->num_channel_addrs = 0;
+	for (a = strtok_r(copy, ",", &save); a != NULL;
+	     a = strtok_r(NULL, ",", &save)) {
+		o->channel_addrs = talloc_realloc(mem_ctx, o->channel_addrs,
+						  char *,
+						  o->num_channel_addrs + 1);
+		o->channel_addrs[o->num_channel_addrs++] = a;
+	}
+	return o->num_channel_addrs > 0;
+}
+
+/* --channels, --channel-addrs; 0 if key is neither. */
+static int set_channel_opt(TALLOC_CTX *mem_ctx, struct bench_opts *o,
+			   const char *key, const char *v, const char **why)
+{
+	int n = 0;
+
+	if (strcmp(key, "channels") == 0) {
+		*why = "a number of channels, 1 to 32";
+		n = v != NULL ? atoi(v) : 0;
+		o->smb.channels = (unsigned)n;
+		return n >= 1 && n <= 32 ? 1 : -1;
+	}
+	if (strcmp(key, "channel-addrs") == 0) {
+		*why = "addresses separated by commas";
+		return v != NULL && set_addrs(mem_ctx, v, &o->smb) ? 1 : -1;
+	}
+	return 0;
+}
+
 /* The options that are not fio job options; 0 if key is not one. */
 static int set_global(TALLOC_CTX *mem_ctx, struct bench_opts *o,
 		      const char *key, const char *v, const char **why)
 {
 	unsigned u = 0;
+	int r = set_channel_opt(mem_ctx, o, key, v, why);
 
+	if (r != 0) {
+		return r;
+	}
 	if (strcmp(key, "port") == 0) {
 		*why = "a port number";
 		return (v != NULL && (u = (unsigned)atoi(v)) > 0 && u < 65536) ?
@@ -349,6 +393,26 @@ static bool load_jobfiles(struct cmdline *cl)
 	return true;
 }
 
+/* What a metadata mode does not take, or NULL. */
+static const char *meta_refuses(const struct job_opts *j,
+				const struct smb_opts *smb)
+{
+	if (!RW_IS_META(j->rw)) {
+		return NULL;
+	}
+	if (j->iodepth > 1) {
+		return "--iodepth: a metadata mode runs one operation at a "
+		       "time per job; use --numjobs";
+	}
+	if (smb->channels > 1) {
+		return "--channels: not with a metadata mode";
+	}
+	if (j->verify) {
+		return "--verify: not with a metadata mode";
+	}
+	return NULL;
+}
+
 /* What a run needs, checked once everything is parsed. */
 static bool check(struct cmdline *cl)
 {
@@ -379,7 +443,23 @@ static bool check(struct cmdline *cl)
 					"an anonymous session has no keys");
 		return false;
 	}
+	if (o->smb.channels > 1 && (o->smb.anonymous ||
+				    o->smb.max_dialect < SMB2_DIALECT_0300)) {
+		cl->err = talloc_strdup(cl->mem_ctx, o->smb.anonymous ?
+					"--channels needs a user: a binding is "
+					"signed with the session's key" :
+					"--channels needs SMB 3.x: SMB 2.x has "
+					"no multichannel");
+		return false;
+	}
 	for (i = 0; i < o->num_jobs; i++) {
+		const char *no = meta_refuses(&o->jobs[i], &o->smb);
+
+		if (no != NULL) {
+			cl->err = talloc_asprintf(cl->mem_ctx, "job %s: %s",
+						  o->jobs[i].name, no);
+			return false;
+		}
 		if (o->jobs[i].verify && o->jobs[i].bs % 8 != 0) {
 			cl->err = talloc_asprintf(cl->mem_ctx,
 						  "job %s: --verify=pattern "
@@ -399,6 +479,7 @@ bool bench_opts_parse(TALLOC_CTX *mem_ctx, int argc, char **argv,
 
 	*out = (struct bench_opts){ .progress = -1 };
 	out->smb.port = 445;
+	out->smb.channels = 1;
 	out->smb.max_dialect = SMB2_DIALECT_0311;
 	cl.job = talloc_zero(mem_ctx, struct job_opts);
 	job_opts_defaults(cl.job);

@@ -49,7 +49,7 @@ int smb2_conn_seal(struct smb2_conn *c, uint16_t charge, uint16_t ask,
 	if (c->cipher != 0 && tf != NULL) {
 		return smb2_encrypt(c->cipher, c->keys.decrypt,
 				    c->keys.cipher_key_len, tf, iov, iovcnt,
-				    c->session_id, &c->nonce);
+				    c->session_id, c->ng);
 	}
 	if (c->sign) {
 		return smb2_sign_pdu(c->dialect, c->signing_alg,
@@ -99,7 +99,8 @@ int smb2_conn_open_rsp(struct smb2_conn *c, uint8_t *buf, size_t len,
 	if (c->cipher != 0) {
 		return -EACCES;	/* an encrypted session gets only those */
 	}
-	if (!c->sign) {
+	if (!c->sign || c->binding) {
+		/* a binding's answer is checked with the channel's new key */
 		return 0;
 	}
 	flags = pull_le32(buf + SMB2_HDR_OFS_FLAGS);
@@ -275,18 +276,18 @@ NTSTATUS smb2_conn_call(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
 	return NT_STATUS(pdu->hdr.status);
 }
 
-NTSTATUS smb2_conn_create(struct smb2_conn *c, const char *name,
-			  bool create, struct smb2_file_id *fid,
-			  uint64_t *eof)
+NTSTATUS smb2_conn_open_how(struct smb2_conn *c, const char *name,
+			    const struct smb2_open_how *how,
+			    struct smb2_file_id *fid, uint64_t *eof)
 {
 	TALLOC_CTX *tmp = talloc_new(c);
 	struct smb2_create_creq r = {
-		.desired_access = SMB2_FILE_READ_DATA |
-				  SMB2_FILE_READ_ATTRIBUTES | SMB2_SYNCHRONIZE,
+		.desired_access = how->access,
 		.file_attributes = SMB2_FILE_ATTRIBUTE_NORMAL,
-		.share_access = 7,	/* READ | WRITE | DELETE */
-		.create_disposition = create ? 3 : 1,	/* OPEN_IF : OPEN */
-		.create_options = SMB2_FILE_NON_DIRECTORY_FILE,
+		.share_access = SMB2_FILE_SHARE_READ | SMB2_FILE_SHARE_WRITE |
+				SMB2_FILE_SHARE_DELETE,
+		.create_disposition = how->disposition,
+		.create_options = how->options,
 	};
 	struct smb2_create_crsp rsp;
 	struct smb2_pdu pdu;
@@ -294,9 +295,6 @@ NTSTATUS smb2_conn_create(struct smb2_conn *c, const char *name,
 	size_t ulen = 0, blen, i;
 	NTSTATUS status;
 
-	if (create) {
-		r.desired_access |= SMB2_FILE_WRITE_DATA;
-	}
 	status = smb2_utf8_to_utf16(tmp, name, strlen(name), &u, &ulen);
 	for (i = 0; NT_STATUS_IS_OK(status) && i + 1 < ulen; i += 2) {
 		if (u[i] == '/' && u[i + 1] == 0) {
@@ -318,6 +316,23 @@ NTSTATUS smb2_conn_create(struct smb2_conn *c, const char *name,
 	}
 	talloc_free(tmp);
 	return status;
+}
+
+NTSTATUS smb2_conn_create(struct smb2_conn *c, const char *name,
+			  bool create, struct smb2_file_id *fid,
+			  uint64_t *eof)
+{
+	struct smb2_open_how how = {
+		.access = SMB2_FILE_READ_DATA | SMB2_FILE_READ_ATTRIBUTES |
+			  SMB2_SYNCHRONIZE,
+		.disposition = create ? SMB2_FILE_OPEN_IF : SMB2_FILE_OPEN,
+		.options = SMB2_FILE_NON_DIRECTORY_FILE,
+	};
+
+	if (create) {
+		how.access |= SMB2_FILE_WRITE_DATA;
+	}
+	return smb2_conn_open_how(c, name, &how, fid, eof);
 }
 
 NTSTATUS smb2_conn_close_file(struct smb2_conn *c,

@@ -15,6 +15,13 @@
  *    credits cover its charge; each asks for enough to keep iodepth
  *    requests in flight.  STATUS_PENDING interim responses only add
  *    credits.
+ *  - Channels (--channels, channels.c binds them): the sends, receives
+ *    and credits above are per channel; a request goes to the next
+ *    channel, round robin, whose credits cover it.  A channel whose
+ *    socket fails, or that answers nothing for CHAN_SILENCE_NS while it
+ *    owes answers, is lost: its requests are sent again on the others
+ *    (READ and WRITE of the pattern are idempotent), as a client retries
+ *    on another channel (MS-SMB2 3.2.5.1.x has no replay for them).
  */
 #include <errno.h>
 #include <string.h>
@@ -39,11 +46,17 @@
 #define UD_SEND 1
 #define UD_RECV 2
 #define UD_CANCEL 3
+#define UD_KIND(ud) ((ud) & 0xff)
+#define UD_CHAN(ud) ((unsigned)((ud) >> 8))
+#define UD(kind, ch) ((uint64_t)(ch)->index << 8 | (kind))
 #define MAX_CREDITS 8192
+#define CHAN_SILENCE_NS (5 * 1000000000ULL)
 
 struct slot {
 	bool busy;
+	bool retry;		/* its channel was lost: send it again */
 	bool write;
+	struct chan *ch;
 	uint16_t cost;
 	uint64_t mid;
 	uint64_t offset;
@@ -56,20 +69,15 @@ struct slot {
 	uint8_t *data;		/* WRITE payload, bs bytes */
 };
 
-struct engine {
-	struct job *job;
+/* One channel: a connection of the job's session. */
+struct chan {
+	unsigned index;
 	struct smb2_conn *c;
-	struct io_uring ring;
-	struct smb2_file_id fid;
-	struct workload w;
-	bool measuring;		/* the measured phase, not the layout */
-	struct slot *slots;
-	unsigned depth, inflight;
+	bool lost;
+	unsigned inflight;
 	uint32_t inflight_cost;
-	uint16_t charge;
-	bool no_more;		/* the workload or the clock is done */
-	uint64_t t_end;		/* CLOCK_MONOTONIC ns; 0 = none */
-	const _Atomic bool *stop;
+	uint64_t heard;		/* last answer, or when it started to owe */
+	struct chan_stats *stats;
 	/* sends */
 	unsigned *queue, queued;
 	bool sending;
@@ -80,10 +88,27 @@ struct engine {
 	size_t rcap, rlen;
 	bool receiving;
 	/* discard mode: the rest of a READ payload dropped in the kernel */
-	bool discard;
 	size_t skip;
 	struct slot *skip_slot;
 	uint32_t skip_len;
+};
+
+struct engine {
+	struct job *job;
+	struct smb2_conn *c;	/* a live channel's, for CREATE and CLOSE */
+	struct chan *chans;
+	unsigned nchans, next_chan;
+	struct io_uring ring;
+	struct smb2_file_id fid;
+	struct workload w;
+	bool measuring;		/* the measured phase, not the layout */
+	struct slot *slots;
+	unsigned depth, inflight, retries;
+	uint16_t charge;
+	bool no_more;		/* the workload or the clock is done */
+	uint64_t t_end;		/* CLOCK_MONOTONIC ns; 0 = none */
+	const _Atomic bool *stop;
+	bool discard;
 	bool have_ring;
 	char *err;
 };
@@ -117,77 +142,83 @@ static struct io_uring_sqe *sqe_get(struct engine *e)
 
 /* ---- sends ---------------------------------------------------------- */
 
-static void send_kick(struct engine *e)
+static void send_prep(struct engine *e, struct chan *ch)
 {
-	struct io_uring_sqe *sqe = NULL;
+	struct io_uring_sqe *sqe = sqe_get(e);
+
+	io_uring_prep_sendmsg(sqe, ch->c->fd, &ch->smh, MSG_WAITALL |
+			      MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(sqe, UD(UD_SEND, ch));
+	ch->sending = true;
+}
+
+static void send_kick(struct engine *e, struct chan *ch)
+{
 	unsigned n = 0, k = 0, i;
 
-	if (e->sending || e->queued == 0) {
+	if (ch->sending || ch->queued == 0 || ch->lost) {
 		return;
 	}
-	for (i = 0; i < e->queued && i < SEND_BATCH; i++) {
-		struct slot *s = &e->slots[e->queue[i]];
+	for (i = 0; i < ch->queued && i < SEND_BATCH; i++) {
+		struct slot *s = &e->slots[ch->queue[i]];
 
-		e->siov[n++] = (struct iovec){ s->nbt, NBT_HDR };
-		if (e->c->cipher != 0) {
-			e->siov[n++] = (struct iovec){ s->tf, sizeof(s->tf) };
+		ch->siov[n++] = (struct iovec){ s->nbt, NBT_HDR };
+		if (ch->c->cipher != 0) {
+			ch->siov[n++] = (struct iovec){ s->tf, sizeof(s->tf) };
 		}
-		e->siov[n++] = (struct iovec){ s->msg, s->msg_len };
+		ch->siov[n++] = (struct iovec){ s->msg, s->msg_len };
 		if (s->write) {
-			e->siov[n++] = (struct iovec){ s->data, s->len };
+			ch->siov[n++] = (struct iovec){ s->data, s->len };
 		}
 	}
 	k = i;
-	memmove(e->queue, e->queue + k, (e->queued - k) * sizeof(*e->queue));
-	e->queued -= k;
-	e->smh = (struct msghdr){ .msg_iov = e->siov, .msg_iovlen = n };
-	sqe = sqe_get(e);
-	io_uring_prep_sendmsg(sqe, e->c->fd, &e->smh, MSG_WAITALL |
-			      MSG_NOSIGNAL);
-	io_uring_sqe_set_data64(sqe, UD_SEND);
-	e->sending = true;
+	memmove(ch->queue, ch->queue + k,
+		(ch->queued - k) * sizeof(*ch->queue));
+	ch->queued -= k;
+	ch->smh = (struct msghdr){ .msg_iov = ch->siov, .msg_iovlen = n };
+	send_prep(e, ch);
 }
 
-static void send_done(struct engine *e, int res)
+static void chan_lost(struct engine *e, struct chan *ch, char *why);
+
+static void send_done(struct engine *e, struct chan *ch, int res)
 {
 	size_t n = res > 0 ? (size_t)res : 0;
-	struct io_uring_sqe *sqe = NULL;
 
-	if (res < 0) {
-		fail(e, talloc_asprintf(e->job->mem, "send: %s", strerror(-res)));
-		e->sending = false;
-		e->inflight = 0;	/* the connection is gone */
+	ch->sending = false;
+	if (ch->lost) {
 		return;
 	}
-	while (n > 0 && e->smh.msg_iovlen > 0) {
-		size_t step = n < e->smh.msg_iov->iov_len ?
-				      n : e->smh.msg_iov->iov_len;
+	if (res < 0) {
+		chan_lost(e, ch, talloc_asprintf(e->job->mem, "send: %s",
+						 strerror(-res)));
+		return;
+	}
+	while (n > 0 && ch->smh.msg_iovlen > 0) {
+		size_t step = n < ch->smh.msg_iov->iov_len ?
+				      n : ch->smh.msg_iov->iov_len;
 
-		e->smh.msg_iov->iov_base = (uint8_t *)e->smh.msg_iov->iov_base +
-					   step;
-		e->smh.msg_iov->iov_len -= step;
+		ch->smh.msg_iov->iov_base =
+			(uint8_t *)ch->smh.msg_iov->iov_base + step;
+		ch->smh.msg_iov->iov_len -= step;
 		n -= step;
-		if (e->smh.msg_iov->iov_len == 0) {
-			e->smh.msg_iov++;
-			e->smh.msg_iovlen--;
+		if (ch->smh.msg_iov->iov_len == 0) {
+			ch->smh.msg_iov++;
+			ch->smh.msg_iovlen--;
 		}
 	}
-	if (e->smh.msg_iovlen > 0) {	/* short send: the rest, in order */
-		sqe = sqe_get(e);
-		io_uring_prep_sendmsg(sqe, e->c->fd, &e->smh, MSG_WAITALL |
-				      MSG_NOSIGNAL);
-		io_uring_sqe_set_data64(sqe, UD_SEND);
+	if (ch->smh.msg_iovlen > 0) {	/* short send: the rest, in order */
+		send_prep(e, ch);
 		return;
 	}
-	e->sending = false;
-	send_kick(e);
+	send_kick(e, ch);
 }
 
 /* ---- building requests ---------------------------------------------- */
 
-static uint16_t credit_ask(struct engine *e, uint16_t cost)
+static uint16_t credit_ask(struct engine *e, struct chan *ch, uint16_t cost)
 {
-	uint32_t held = e->c->credits + e->inflight_cost;
+	uint32_t held = ch->c->credits + ch->inflight_cost;
 	uint32_t target = e->depth * (uint32_t)e->charge + 16;
 
 	if (target > MAX_CREDITS) {
@@ -201,9 +232,9 @@ static uint16_t credit_ask(struct engine *e, uint16_t cost)
 	return cost;
 }
 
-static int slot_build(struct engine *e, struct slot *s)
+static int slot_build(struct engine *e, struct chan *ch, struct slot *s)
 {
-	struct smb2_conn *c = e->c;
+	struct smb2_conn *c = ch->c;
 	struct iovec iov[2] = { { s->msg, 0 }, { s->data, s->len } };
 	uint16_t charge = smb2_conn_charge(c, s->len);
 	size_t body = 0;
@@ -229,7 +260,7 @@ static int slot_build(struct engine *e, struct slot *s)
 	}
 	s->mid = c->next_mid;
 	s->cost = charge;
-	ret = smb2_conn_seal(c, charge, credit_ask(e, charge), iov,
+	ret = smb2_conn_seal(c, charge, credit_ask(e, ch, charge), iov,
 			     s->write ? 2 : 1, s->tf);
 	total = s->msg_len + (s->write ? s->len : 0) +
 		(c->cipher != 0 ? SMB2_TRANSFORM_HDR_SIZE : 0);
@@ -237,9 +268,79 @@ static int slot_build(struct engine *e, struct slot *s)
 	return ret;
 }
 
+/* The next live channel, round robin, whose credits cover a request. */
+static struct chan *chan_next(struct engine *e)
+{
+	unsigned i;
+
+	for (i = 0; i < e->nchans; i++) {
+		struct chan *ch = &e->chans[(e->next_chan + i) % e->nchans];
+
+		if (!ch->lost && ch->c->credits >= e->charge) {
+			e->next_chan = (ch->index + 1) % e->nchans;
+			return ch;
+		}
+	}
+	return NULL;
+}
+
+/* Put s on ch's send queue; false (the job failed) if it cannot. */
+static bool slot_queue(struct engine *e, struct chan *ch, struct slot *s)
+{
+	if (slot_build(e, ch, s) != 0) {
+		fail(e, talloc_strdup(e->job->mem, "cannot sign or encrypt"));
+		return false;
+	}
+	if (ch->inflight == 0) {
+		ch->heard = now_ns();
+	}
+	s->ch = ch;
+	ch->inflight++;
+	ch->inflight_cost += s->cost;
+	if (e->measuring) {
+		ch->stats->requests++;
+	}
+	ch->queue[ch->queued++] = (unsigned)(s - e->slots);
+	return true;
+}
+
+/* Requests of a lost channel, again on the live ones. */
+static void retry(struct engine *e)
+{
+	unsigned i;
+
+	for (i = 0; i < e->depth && e->retries > 0 && e->err == NULL; i++) {
+		struct slot *s = &e->slots[i];
+		struct chan *ch = NULL;
+
+		if (!s->busy || !s->retry) {
+			continue;
+		}
+		ch = chan_next(e);
+		if (ch == NULL || !slot_queue(e, ch, s)) {
+			return;
+		}
+		s->retry = false;
+		e->retries--;
+	}
+}
+
+static bool credits_short(struct engine *e)
+{
+	unsigned i;
+
+	for (i = 0; i < e->nchans; i++) {
+		if (!e->chans[i].lost && e->chans[i].inflight > 0) {
+			return false;
+		}
+	}
+	return chan_next(e) == NULL;
+}
+
 /* Start as many I/Os as depth, credits and the workload allow. */
 static void issue(struct engine *e)
 {
+	struct chan *ch = NULL;
 	unsigned i = 0;
 
 	if (e->t_end != 0 && !e->no_more && now_ns() >= e->t_end) {
@@ -248,8 +349,9 @@ static void issue(struct engine *e)
 	if (*e->stop) {
 		e->no_more = true;
 	}
-	while (!e->no_more && e->inflight < e->depth &&
-	       e->c->credits >= e->charge) {
+	retry(e);
+	while (!e->no_more && e->inflight < e->depth && e->retries == 0 &&
+	       (ch = chan_next(e)) != NULL) {
 		struct slot *s = NULL;
 
 		while (e->slots[i].busy) {
@@ -260,35 +362,36 @@ static void issue(struct engine *e)
 			e->no_more = true;
 			break;
 		}
-		if (slot_build(e, s) != 0) {
-			fail(e, talloc_strdup(e->job->mem, "cannot sign or encrypt"));
+		if (!slot_queue(e, ch, s)) {
 			break;
 		}
 		s->busy = true;
 		s->t0 = now_ns();
 		e->inflight++;
-		e->inflight_cost += s->cost;
-		e->queue[e->queued++] = (unsigned)(s - e->slots);
 	}
-	if (!e->no_more && e->inflight == 0 && e->c->credits < e->charge) {
+	if (!e->no_more && e->err == NULL && credits_short(e)) {
 		fail(e, talloc_asprintf(e->job->mem, "the server granted %u "
 					"credits; a %llu-byte I/O needs %u",
 					e->c->credits,
 					(unsigned long long)e->w.bs,
 					e->charge));
 	}
-	send_kick(e);
+	for (i = 0; i < e->nchans; i++) {
+		send_kick(e, &e->chans[i]);
+	}
 }
 
 /* ---- completions ---------------------------------------------------- */
 
-static struct slot *slot_of(struct engine *e, uint64_t mid)
+static struct slot *slot_of(struct engine *e, struct chan *ch, uint64_t mid)
 {
 	unsigned i;
 
 	for (i = 0; i < e->depth; i++) {
-		if (e->slots[i].busy && e->slots[i].mid == mid) {
-			return &e->slots[i];
+		struct slot *s = &e->slots[i];
+
+		if (s->busy && !s->retry && s->ch == ch && s->mid == mid) {
+			return s;
 		}
 	}
 	return NULL;
@@ -310,12 +413,59 @@ static void account(struct engine *e, struct slot *s, uint32_t bytes)
 	atomic_fetch_add_explicit(&job->live_ios, 1, memory_order_relaxed);
 }
 
+static void unowe(struct slot *s)
+{
+	s->ch->inflight--;
+	s->ch->inflight_cost -= s->cost;
+	s->ch->heard = now_ns();
+}
+
 static void finish(struct engine *e, struct slot *s, uint32_t bytes)
 {
 	account(e, s, bytes);
+	unowe(s);
 	s->busy = false;
 	e->inflight--;
-	e->inflight_cost -= s->cost;
+}
+
+/*
+ * A channel that failed: with others left, its requests go to them;
+ * its socket is shut down so that what is posted on it comes back.
+ */
+static void chan_lost(struct engine *e, struct chan *ch, char *why)
+{
+	unsigned i, live = 0;
+
+	for (i = 0; i < e->nchans; i++) {
+		live += e->chans[i].lost ? 0 : 1;
+	}
+	if (live <= 1) {
+		fail(e, e->nchans > 1 ? talloc_asprintf(
+			     e->job->mem, "channel %u, the last: %s",
+			     ch->index, why) : why);
+		e->inflight = 0;	/* nothing more will come */
+		return;
+	}
+	ch->lost = true;
+	ch->stats->lost = true;
+	ch->queued = 0;
+	ch->skip = 0;
+	ch->skip_slot = NULL;
+	shutdown(ch->c->fd, SHUT_RDWR);
+	for (i = 0; i < e->depth; i++) {
+		struct slot *s = &e->slots[i];
+
+		if (s->busy && !s->retry && s->ch == ch) {
+			unowe(s);
+			s->retry = true;
+			e->retries++;
+		}
+	}
+	if (e->c == ch->c) {
+		for (i = 0; i < e->nchans && e->chans[i].lost; i++) {
+		}
+		e->c = e->chans[i].c;
+	}
 }
 
 static void check_read(struct engine *e, struct slot *s, struct smb2_blob d)
@@ -373,7 +523,8 @@ static void complete(struct engine *e, struct slot *s,
 	finish(e, s, s->write ? count : (uint32_t)data.len);
 }
 
-static void frame(struct engine *e, uint8_t *buf, size_t len)
+static void frame(struct engine *e, struct chan *ch, uint8_t *buf,
+		  size_t len)
 {
 	struct smb2_pdu pdu;
 	struct slot *s = NULL;
@@ -382,17 +533,18 @@ static void frame(struct engine *e, uint8_t *buf, size_t len)
 	bool is_error = false;
 	struct smb2_hdr h;
 
-	if (smb2_conn_open_rsp(e->c, buf, len, &m, &mlen) != 0 ||
+	if (smb2_conn_open_rsp(ch->c, buf, len, &m, &mlen) != 0 ||
 	    !NT_STATUS_IS_OK(smb2_hdr_pull(m, mlen, &h))) {
 		fail(e, talloc_strdup(e->job->mem, "a response failed its "
 				      "signature, decryption or header check"));
 		return;
 	}
-	e->c->credits += h.credit;
+	ch->c->credits += h.credit;
+	ch->heard = now_ns();
 	if (h.message_id == UINT64_MAX) {
 		return;		/* an oplock break: we hold none */
 	}
-	s = slot_of(e, h.message_id);
+	s = slot_of(e, ch, h.message_id);
 	if (s == NULL) {
 		fail(e, talloc_asprintf(e->job->mem, "response to MessageId %llu, "
 					"which is not in flight",
@@ -423,10 +575,11 @@ static void frame(struct engine *e, uint8_t *buf, size_t len)
  */
 #define READ_HEAD (SMB2_HDR_SIZE + (SMB2_READ_RSP_SIZE & ~1))
 
-static bool discard_start(struct engine *e, size_t pos, uint32_t flen)
+static bool discard_start(struct engine *e, struct chan *ch, size_t pos,
+			  uint32_t flen)
 {
-	const uint8_t *m = e->rbuf + pos + NBT_HDR;
-	size_t have = e->rlen - pos - NBT_HDR;
+	const uint8_t *m = ch->rbuf + pos + NBT_HDR;
+	size_t have = ch->rlen - pos - NBT_HDR;
 	struct slot *s = NULL;
 	struct smb2_hdr h;
 
@@ -438,114 +591,117 @@ static bool discard_start(struct engine *e, size_t pos, uint32_t flen)
 	    (uint64_t)READ_HEAD + pull_le32(m + SMB2_HDR_SIZE + 4) != flen) {
 		return false;
 	}
-	s = slot_of(e, h.message_id);
+	s = slot_of(e, ch, h.message_id);
 	if (s == NULL || s->write) {
 		return false;
 	}
-	e->c->credits += h.credit;
-	e->skip = flen - have;
-	e->skip_slot = s;
-	e->skip_len = flen - READ_HEAD;
-	e->rlen = pos;		/* the frame leaves the buffer */
+	ch->c->credits += h.credit;
+	ch->skip = flen - have;
+	ch->skip_slot = s;
+	ch->skip_len = flen - READ_HEAD;
+	ch->rlen = pos;		/* the frame leaves the buffer */
 	return true;
 }
 
-static void discard_done(struct engine *e, size_t n)
+static void discard_done(struct engine *e, struct chan *ch, size_t n)
 {
-	e->skip -= n < e->skip ? n : e->skip;
-	if (e->skip > 0) {
+	ch->skip -= n < ch->skip ? n : ch->skip;
+	ch->heard = now_ns();
+	if (ch->skip > 0) {
 		return;
 	}
-	if (e->skip_len != e->skip_slot->len) {
-		check_read(e, e->skip_slot, (struct smb2_blob){ NULL,
-								e->skip_len });
+	if (ch->skip_len != ch->skip_slot->len) {
+		check_read(e, ch->skip_slot,
+			   (struct smb2_blob){ NULL, ch->skip_len });
 	}
-	finish(e, e->skip_slot, e->skip_len);
-	e->skip_slot = NULL;
+	finish(e, ch->skip_slot, ch->skip_len);
+	ch->skip_slot = NULL;
 }
 
 /* Frames in rbuf; the partial one at the end moves to the front. */
-static void frames(struct engine *e)
+static void frames(struct engine *e, struct chan *ch)
 {
 	size_t pos = 0;
 
-	while (e->rlen - pos >= NBT_HDR) {
-		uint32_t flen = pull_be32(e->rbuf + pos);
+	while (ch->rlen - pos >= NBT_HDR && !ch->lost) {
+		uint32_t flen = pull_be32(ch->rbuf + pos);
 
-		if (flen > e->rcap - NBT_HDR) {
+		if (flen > ch->rcap - NBT_HDR) {
 			fail(e, talloc_asprintf(e->job->mem, "a %u-byte response "
 						"is larger than any we asked "
 						"for", flen));
 			return;
 		}
-		if (e->rlen - pos - NBT_HDR < flen) {
-			discard_start(e, pos, flen);
+		if (ch->rlen - pos - NBT_HDR < flen) {
+			discard_start(e, ch, pos, flen);
 			break;
 		}
-		frame(e, e->rbuf + pos + NBT_HDR, flen);
+		frame(e, ch, ch->rbuf + pos + NBT_HDR, flen);
 		pos += NBT_HDR + flen;
 	}
-	memmove(e->rbuf, e->rbuf + pos, e->rlen - pos);
-	e->rlen -= pos;
+	memmove(ch->rbuf, ch->rbuf + pos, ch->rlen - pos);
+	ch->rlen -= pos;
 }
 
-static void recv_prep(struct engine *e, uint8_t *buf, size_t len, int flags)
+static void recv_prep(struct engine *e, struct chan *ch, uint8_t *buf,
+		      size_t len, int flags)
 {
 	struct io_uring_sqe *sqe = sqe_get(e);
 
-	io_uring_prep_recv(sqe, e->c->fd, buf, len, flags);
-	io_uring_sqe_set_data64(sqe, UD_RECV);
-	e->receiving = true;
+	io_uring_prep_recv(sqe, ch->c->fd, buf, len, flags);
+	io_uring_sqe_set_data64(sqe, UD(UD_RECV, ch));
+	ch->receiving = true;
 }
 
-static void recv_kick(struct engine *e)
+static void recv_kick(struct engine *e, struct chan *ch)
 {
-	size_t want = e->rcap - e->rlen;
+	size_t want = ch->rcap - ch->rlen;
 
-	if (e->receiving || e->inflight == 0) {
+	if (ch->receiving || ch->inflight == 0 || ch->lost) {
 		return;
 	}
-	if (e->skip > 0) {
-		recv_prep(e, e->rbuf, e->skip < e->rcap ? e->skip : e->rcap,
+	if (ch->skip > 0) {
+		recv_prep(e, ch, ch->rbuf,
+			  ch->skip < ch->rcap ? ch->skip : ch->rcap,
 			  MSG_TRUNC);
 		return;
 	}
 	if (want > RECV_WINDOW) {
 		want = RECV_WINDOW;
 	}
-	if (e->discard && e->rlen < NBT_HDR + READ_HEAD) {
+	if (e->discard && ch->rlen < NBT_HDR + READ_HEAD) {
 		/* just the next header: its payload may be one to drop */
-		want = NBT_HDR + READ_HEAD - e->rlen;
-	} else if (e->rlen >= NBT_HDR) {
+		want = NBT_HDR + READ_HEAD - ch->rlen;
+	} else if (ch->rlen >= NBT_HDR) {
 		/* rcap holds the largest frame plus the window: this fits */
-		size_t whole = NBT_HDR + pull_be32(e->rbuf);
+		size_t whole = NBT_HDR + pull_be32(ch->rbuf);
 
-		if (whole >= BIG_FRAME && whole > e->rlen) {
-			want = whole - e->rlen + PEEK;
+		if (whole >= BIG_FRAME && whole > ch->rlen) {
+			want = whole - ch->rlen + PEEK;
 		}
 	}
-	recv_prep(e, e->rbuf + e->rlen, want, 0);
+	recv_prep(e, ch, ch->rbuf + ch->rlen, want, 0);
 }
 
-static void recv_done(struct engine *e, int res)
+static void recv_done(struct engine *e, struct chan *ch, int res)
 {
-	e->receiving = false;
-	if (res == -ECANCELED) {
+	ch->receiving = false;
+	if (res == -ECANCELED || ch->lost) {
 		return;
 	}
 	if (res <= 0) {
-		fail(e, talloc_asprintf(e->job->mem, "receive: %s", res == 0 ?
-					"the server closed the connection" :
-					strerror(-res)));
-		e->inflight = 0;	/* nothing more will come */
+		chan_lost(e, ch, talloc_asprintf(e->job->mem, "receive: %s",
+						 res == 0 ? "the server closed "
+						 "the connection" :
+						 strerror(-res)));
 		return;
 	}
-	if (e->skip > 0) {
-		discard_done(e, (size_t)res);
+	if (ch->skip > 0) {
+		discard_done(e, ch, (size_t)res);
 		return;
 	}
-	e->rlen += (size_t)res;
-	frames(e);
+	ch->rlen += (size_t)res;
+	frames(e, ch);
 }
 
 /* ---- the loop ------------------------------------------------------- */
@@ -557,12 +713,15 @@ static unsigned reap(struct engine *e)
 	unsigned head, n = 0;
 
 	io_uring_for_each_cqe(&e->ring, head, cqe) {
-		switch (io_uring_cqe_get_data64(cqe)) {
+		uint64_t ud = io_uring_cqe_get_data64(cqe);
+		struct chan *ch = &e->chans[UD_CHAN(ud) % e->nchans];
+
+		switch (UD_KIND(ud)) {
 		case UD_SEND:
-			send_done(e, cqe->res);
+			send_done(e, ch, cqe->res);
 			break;
 		case UD_RECV:
-			recv_done(e, cqe->res);
+			recv_done(e, ch, cqe->res);
 			break;
 		default:
 			break;
@@ -576,6 +735,45 @@ static unsigned reap(struct engine *e)
 #define SILENCE_NS (60 * 1000000000ULL)	/* no answer at all: give up */
 #define DRAIN_NS (10 * 1000000000ULL)	/* after a stop or an error */
 
+/* Channels that owe answers and have been silent too long are lost. */
+static void watch(struct engine *e, uint64_t now)
+{
+	unsigned i;
+
+	for (i = 0; i < e->nchans && e->nchans > 1; i++) {
+		struct chan *ch = &e->chans[i];
+
+		/* heard may be later than now: set while reaping */
+		if (!ch->lost && ch->inflight > 0 && now > ch->heard &&
+		    now - ch->heard > CHAN_SILENCE_NS) {
+			chan_lost(e, ch, talloc_strdup(e->job->mem,
+						       "no answer"));
+		}
+	}
+}
+
+static bool busy(const struct engine *e)
+{
+	unsigned i;
+
+	for (i = 0; i < e->nchans; i++) {
+		if (e->chans[i].sending || e->chans[i].receiving) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void kick_all(struct engine *e)
+{
+	unsigned i;
+
+	issue(e);
+	for (i = 0; i < e->nchans; i++) {
+		recv_kick(e, &e->chans[i]);
+	}
+}
+
 /* Run until the workload is done and nothing is in flight. */
 static void run_phase(struct engine *e)
 {
@@ -584,9 +782,8 @@ static void run_phase(struct engine *e)
 	uint64_t give_up = 0, heard = now_ns();
 
 	e->no_more = e->err != NULL;
-	issue(e);
-	recv_kick(e);
-	while (e->inflight > 0 || e->sending) {
+	kick_all(e);
+	while (e->inflight > 0 || busy(e)) {
 		int ret = io_uring_submit_and_wait_timeout(&e->ring, &cqe, 1,
 							   &tick, NULL);
 		uint64_t now;
@@ -600,6 +797,7 @@ static void run_phase(struct engine *e)
 		if (reap(e) > 0) {
 			heard = now;
 		}
+		watch(e, now);
 		if ((*e->stop || e->err != NULL) && give_up == 0) {
 			give_up = now + DRAIN_NS;
 		}
@@ -611,8 +809,7 @@ static void run_phase(struct engine *e)
 						((now - heard) / 1000000000ULL)));
 			break;
 		}
-		issue(e);
-		recv_kick(e);
+		kick_all(e);
 	}
 }
 
@@ -623,25 +820,31 @@ static void run_phase(struct engine *e)
  */
 static void quiesce(struct engine *e)
 {
-	static const uint64_t uds[] = { UD_RECV, UD_SEND };
 	struct __kernel_timespec tick = { .tv_sec = 1 };
 	struct io_uring_cqe *cqe = NULL;
 	unsigned i, waits = 0;
 
-	for (i = 0; i < 2; i++) {
-		if ((uds[i] == UD_RECV && e->receiving) ||
-		    (uds[i] == UD_SEND && e->sending)) {
+	for (i = 0; i < e->nchans; i++) {
+		struct chan *ch = &e->chans[i];
+
+		if (ch->receiving) {
 			struct io_uring_sqe *sqe = sqe_get(e);
 
-			io_uring_prep_cancel64(sqe, uds[i], 0);
+			io_uring_prep_cancel64(sqe, UD(UD_RECV, ch), 0);
 			io_uring_sqe_set_data64(sqe, UD_CANCEL);
 		}
+		if (ch->sending) {
+			struct io_uring_sqe *sqe = sqe_get(e);
+
+			io_uring_prep_cancel64(sqe, UD(UD_SEND, ch), 0);
+			io_uring_sqe_set_data64(sqe, UD_CANCEL);
+		}
+		/* nothing below may post another operation */
+		ch->skip = 0;
+		ch->queued = 0;
 	}
-	/* nothing below may post another operation */
-	e->skip = 0;
-	e->queued = 0;
 	e->no_more = true;
-	while ((e->receiving || e->sending) && waits++ < 5) {
+	while (busy(e) && waits++ < 5) {
 		io_uring_submit_and_wait_timeout(&e->ring, &cqe, 1, &tick,
 						 NULL);
 		reap(e);
@@ -658,22 +861,52 @@ static bool job_writes(const struct job_opts *o)
 	return o->rw != RW_READ && o->rw != RW_RANDREAD;
 }
 
-static bool engine_alloc(struct engine *e)
+/* Each channel's queue and receive buffer; its report line. */
+static bool chans_alloc(struct engine *e, struct smb2_conn **conns,
+			char **where)
+{
+	struct job *job = e->job;
+	unsigned i;
+
+	e->nchans = job->smb->channels;
+	e->chans = talloc_zero_array(e, struct chan, e->nchans);
+	job->chans = talloc_zero_array(job->mem, struct chan_stats,
+				       e->nchans);
+	if (e->chans == NULL || job->chans == NULL) {
+		return false;
+	}
+	job->nchans = e->nchans;
+	for (i = 0; i < e->nchans; i++) {
+		struct chan *ch = &e->chans[i];
+
+		ch->index = i;
+		ch->c = conns[i];
+		ch->stats = &job->chans[i];
+		ch->stats->addr = talloc_strdup(job->mem, where[i]);
+		ch->queue = talloc_zero_array(e->chans, unsigned, e->depth);
+		ch->rcap = job->o->bs + 4096 + RECV_WINDOW + PEEK;
+		ch->rbuf = talloc_size(e->chans, ch->rcap);
+		if (ch->queue == NULL || ch->rbuf == NULL) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool engine_alloc(struct engine *e, struct smb2_conn **conns,
+			 char **where)
 {
 	const struct job_opts *o = e->job->o;
 	struct io_uring_params p = {
 		.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
 	};
-	unsigned entries = 2 * o->iodepth + 16;
+	unsigned entries = 2 * o->iodepth + 4 * e->job->smb->channels + 16;
 	unsigned i;
 	int ret;
 
 	e->depth = o->iodepth;
 	e->slots = talloc_zero_array(e, struct slot, e->depth);
-	e->queue = talloc_zero_array(e, unsigned, e->depth);
-	e->rcap = o->bs + 4096 + RECV_WINDOW + PEEK;
-	e->rbuf = talloc_size(e, e->rcap);
-	if (e->slots == NULL || e->queue == NULL || e->rbuf == NULL) {
+	if (e->slots == NULL || !chans_alloc(e, conns, where)) {
 		return false;
 	}
 	for (i = 0; i < e->depth; i++) {
@@ -748,15 +981,21 @@ static bool open_file(struct engine *e, uint64_t *eof)
 static bool prepare(struct engine *e, uint64_t *size)
 {
 	const struct job_opts *o = e->job->o;
+	struct smb2_conn **conns = NULL;
+	char **where = NULL;
 	uint64_t eof = 0;
 	char *err = NULL;
 
 	e->c = smb2_conn_open(e, e->job->smb, &err);
-	if (e->c == NULL) {
+	if (e->c != NULL) {
+		conns = channels_open(e, e->c, e->job->smb, &where, &err);
+	}
+	if (conns == NULL) {
 		fail(e, talloc_steal(e->job->mem, err));
 		return false;
 	}
-	if (!check_sizes(e) || !engine_alloc(e) || !open_file(e, &eof)) {
+	if (!check_sizes(e) || !engine_alloc(e, conns, where) ||
+	    !open_file(e, &eof)) {
 		if (e->err == NULL) {
 			fail(e, talloc_strdup(e->job->mem, "out of memory"));
 		}
@@ -823,13 +1062,34 @@ static void read_back(struct engine *e, uint64_t size)
 	run_phase(e);
 }
 
+static void close_all(struct engine *e)
+{
+	unsigned i;
+
+	if (e->c != NULL && e->c->fd >= 0) {
+		close(e->c->fd);
+		e->c->fd = -1;
+	}
+	for (i = 0; i < e->nchans; i++) {
+		if (e->chans[i].c->fd >= 0) {
+			close(e->chans[i].c->fd);
+			e->chans[i].c->fd = -1;
+		}
+	}
+}
+
 void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 		const _Atomic bool *stop)
 {
-	struct engine *e = talloc_zero(job->mem, struct engine);
+	struct engine *e = NULL;
 	bool ready = false;
 	uint64_t size = 0;
 
+	if (RW_IS_META(job->o->rw)) {
+		meta_run(job, wait, private_data, stop);
+		return;
+	}
+	e = talloc_zero(job->mem, struct engine);
 	e->job = job;
 	e->stop = stop;
 	ready = prepare(e, &size);
@@ -848,10 +1108,7 @@ void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 	if (e->have_ring) {
 		io_uring_queue_exit(&e->ring);
 	}
-	if (e->c != NULL && e->c->fd >= 0) {
-		close(e->c->fd);
-		e->c->fd = -1;
-	}
+	close_all(e);
 	job->err = e->err;
 	atomic_store(&job->finished, true);
 	talloc_free(e);

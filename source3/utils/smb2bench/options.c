@@ -19,6 +19,8 @@ static const struct {
 	{ "read", RW_READ }, { "write", RW_WRITE },
 	{ "randread", RW_RANDREAD }, { "randwrite", RW_RANDWRITE },
 	{ "randrw", RW_RANDRW }, { "rw", RW_RW }, { "readwrite", RW_RW },
+	{ "create", RW_CREATE }, { "stat", RW_STAT },
+	{ "listdir", RW_LISTDIR }, { "connect", RW_CONNECT },
 };
 
 /* fio options people use that smb2bench v1 does not have, with why. */
@@ -26,13 +28,12 @@ static const struct {
 	const char *name;
 	const char *why;
 } refused[] = {
-	{ "channels", "multichannel is not in smb2bench v1" },
 	{ "ioengine", "smb2bench is its own engine (io_uring over SMB2)" },
 	{ "direct", "not supported; SMB2 READ/WRITE have no O_DIRECT" },
 	{ "group_reporting", "not supported; each job is reported" },
-	{ "directory", "not supported; use --filename with a path" },
 	{ "offset", "not supported" },
-	{ "nrfiles", "not supported; one file per job" },
+	{ "directory", "not supported; use --filename with a path (a "
+		       "metadata mode's folder)" },
 	{ "fsync", "not supported" },
 	{ "rate", "not supported" },
 	{ "bsrange", "not supported; one --bs" },
@@ -151,7 +152,7 @@ void job_opts_defaults(struct job_opts *j)
 {
 	*j = (struct job_opts){
 		.rw = RW_READ, .rwmixread = 50, .bs = 4096, .iodepth = 1,
-		.numjobs = 1, .randseed = 0x5eed,
+		.numjobs = 1, .randseed = 0x5eed, .nrfiles = 100,
 	};
 }
 
@@ -257,15 +258,23 @@ static bool set_randseed(TALLOC_CTX *mem_ctx, struct job_opts *j,
 	return parse_uint(v, 0, UINT32_MAX, &u) && (j->randseed = u, true);
 }
 
+static bool set_nrfiles(TALLOC_CTX *mem_ctx, struct job_opts *j,
+			const char *v)
+{
+	return parse_uint(v, 1, 1000000, &j->nrfiles);
+}
+
+#define RW_WANT "read, write, randread, randwrite, randrw, rw, or the " \
+		"metadata modes create, stat, listdir, connect"
+
 static const struct {
 	const char *name;
 	job_set_fn set;
 	const char *want;	/* for the message about a bad value */
 } job_keys[] = {
 	{ "name", set_name, "a name" },
-	{ "rw", set_rw, "read, write, randread, randwrite, randrw or rw" },
-	{ "readwrite", set_rw, "read, write, randread, randwrite, randrw "
-			       "or rw" },
+	{ "rw", set_rw, RW_WANT },
+	{ "readwrite", set_rw, RW_WANT },
 	{ "rwmixread", set_mixread, "a percentage, 0 to 100" },
 	{ "rwmixwrite", set_mixwrite, "a percentage, 0 to 100" },
 	{ "bs", set_bs, "one size from 1 to 8m (fio syntax: 4k, 1m)" },
@@ -280,6 +289,7 @@ static const struct {
 				"supported: --verify=pattern checks every "
 				"byte read)" },
 	{ "randseed", set_randseed, "a number" },
+	{ "nrfiles", set_nrfiles, "a number of files, 1 to 1000000" },
 };
 
 /* 1 set, 0 not a job option, -1 bad value (*why says what is wanted). */

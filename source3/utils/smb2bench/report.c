@@ -91,6 +91,46 @@ static void json_dir(FILE *f, const char *name, const struct job *j,
 	fprintf(f, "\n    }");
 }
 
+/* "channels" : [ { "address", "requests", "lost" } ... ] */
+static void json_chans(FILE *f, const char *indent,
+		       const struct chan_stats *c, unsigned n)
+{
+	unsigned i;
+
+	fprintf(f, ",\n%s\"channels\" : [", indent);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n%s  { \"address\" : ", i > 0 ? "," : "",
+			indent);
+		json_str(f, c[i].addr != NULL ? c[i].addr : "");
+		fprintf(f, ", \"requests\" : %" PRIu64 ", \"lost\" : %s }",
+			c[i].requests, c[i].lost ? "true" : "false");
+	}
+	fprintf(f, "\n%s]", indent);
+}
+
+/* The jobs' channels added up by index (each job has its own). */
+static void json_all_chans(FILE *f, struct job *jobs, size_t n)
+{
+	unsigned most = 0, k;
+	struct chan_stats *sum = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		most = jobs[i].nchans > most ? jobs[i].nchans : most;
+	}
+	sum = talloc_zero_array(jobs, struct chan_stats, most);
+	for (i = 0; i < n && sum != NULL; i++) {
+		for (k = 0; k < jobs[i].nchans; k++) {
+			sum[k].addr = sum[k].addr != NULL ? sum[k].addr :
+							    jobs[i].chans[k].addr;
+			sum[k].requests += jobs[i].chans[k].requests;
+			sum[k].lost |= jobs[i].chans[k].lost;
+		}
+	}
+	json_chans(f, "    ", sum, sum != NULL ? most : 0);
+	talloc_free(sum);
+}
+
 static void json_job(FILE *f, const struct job *j)
 {
 	const struct job_opts *o = j->o;
@@ -121,6 +161,10 @@ static void json_job(FILE *f, const struct job *j)
 		s > 0 ? 100.0 * j->sys_s / s : 0.0, j->verify_errors,
 		j->verify_bytes);
 	json_str(f, j->err != NULL ? j->err : "");
+	if (o->rw == RW_LISTDIR) {
+		fprintf(f, ",\n    \"entries\" : %" PRIu64, j->entries);
+	}
+	json_chans(f, "    ", j->chans, j->nchans);
 	fprintf(f, "\n  }");
 }
 
@@ -147,12 +191,19 @@ void report_json(FILE *f, const struct bench_opts *o, struct job *jobs,
 		"    \"client_cpu_s_per_gib\" : %f", t->bytes, t->wall_s,
 		t->client_cpu_s,
 		t->bytes > 0 ? t->client_cpu_s * GIB / (double)t->bytes : 0);
+	fprintf(f, ",\n    \"ops\" : %" PRIu64 ",\n"
+		"    \"client_cpu_us_per_op\" : %f", t->ops,
+		t->ops > 0 ? t->client_cpu_s * 1e6 / (double)t->ops : 0);
 	if (t->server_cpu_s >= 0) {
 		fprintf(f, ",\n    \"server_cpu_s\" : %f,\n"
-			"    \"server_cpu_s_per_gib\" : %f", t->server_cpu_s,
+			"    \"server_cpu_s_per_gib\" : %f,\n"
+			"    \"server_cpu_us_per_op\" : %f", t->server_cpu_s,
 			t->bytes > 0 ? t->server_cpu_s * GIB /
-					       (double)t->bytes : 0);
+					       (double)t->bytes : 0,
+			t->ops > 0 ? t->server_cpu_s * 1e6 / (double)t->ops :
+				     0);
 	}
+	json_all_chans(f, jobs, n);
 	fprintf(f, "\n  }\n}\n");
 }
 
@@ -178,6 +229,21 @@ static void normal_dir(FILE *f, const struct job *j, int d)
 			pcts[i], lat_percentile(&s->clat, pcts[i]) / 1e3);
 	}
 	fprintf(f, "\n");
+}
+
+/* A job's channels and a listing's entries, when it has them. */
+static void normal_extra(FILE *f, const struct job *j)
+{
+	unsigned k;
+
+	for (k = 0; j->nchans > 1 && k < j->nchans; k++) {
+		fprintf(f, "  channel %u    : %s, %" PRIu64 " requests%s\n", k,
+			j->chans[k].addr, j->chans[k].requests,
+			j->chans[k].lost ? ", lost" : "");
+	}
+	if (j->o->rw == RW_LISTDIR) {
+		fprintf(f, "  entries      : %" PRIu64 "\n", j->entries);
+	}
 }
 
 void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
@@ -206,6 +272,7 @@ void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
 				"the pattern, %" PRIu64 " errors\n",
 				j->verify_bytes, j->verify_errors);
 		}
+		normal_extra(f, j);
 	}
 	fprintf(f, "\nRun status: %.1f MiB in %.2f s = %.1f MiB/s on //%s/%s\n",
 		(double)t->bytes / 1048576.0, t->wall_s,
@@ -216,6 +283,12 @@ void report_normal(FILE *f, const struct bench_opts *o, struct job *jobs,
 	if (t->server_cpu_s >= 0) {
 		fprintf(f, ", server %.3f s", t->bytes > 0 ?
 			t->server_cpu_s * GIB / (double)t->bytes : 0);
+	}
+	fprintf(f, "\nCPU per operation: client %.1f us",
+		t->ops > 0 ? t->client_cpu_s * 1e6 / (double)t->ops : 0);
+	if (t->server_cpu_s >= 0) {
+		fprintf(f, ", server %.1f us", t->ops > 0 ?
+			t->server_cpu_s * 1e6 / (double)t->ops : 0);
 	}
 	fprintf(f, "\n");
 }

@@ -13,8 +13,11 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <arpa/inet.h>
+
 #include "source3/utils/smb2bench/conn.h"
 #include "lib/auth/auth.h"
+#include "lib/smb2/fsctl.h"
 #include "lib/util/byteorder.h"
 
 static const uint16_t all_dialects[] = {
@@ -28,15 +31,16 @@ static bool fail(struct smb2_conn *c, const char *fmt, const char *what)
 	return false;
 }
 
-static bool tcp_connect(struct smb2_conn *c, const struct smb_opts *o)
+static bool tcp_connect(struct smb2_conn *c, const char *host,
+			unsigned port_nr)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL, *ai = NULL;
 	char port[16];
 	int one = 1, rc;
 
-	snprintf(port, sizeof(port), "%u", o->port);
-	rc = getaddrinfo(o->host, port, &hints, &res);
+	snprintf(port, sizeof(port), "%u", port_nr);
+	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0) {
 		return fail(c, "%s", gai_strerror(rc));
 	}
@@ -190,7 +194,10 @@ static bool negotiate(struct smb2_conn *c, TALLOC_CTX *tmp,
 	if (o->signing) {
 		r.security_mode |= SMB2_NEGOTIATE_SIGNING_REQUIRED;
 	}
-	crypto_random(r.client_guid, sizeof(r.client_guid));
+	if (o->channels > 1) {
+		r.capabilities |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
+	}
+	memcpy(r.client_guid, c->client_guid, sizeof(r.client_guid));
 	negprot_contexts(tmp, o, ctx);
 	blen = smb2_negprot_creq_push(&r, body, sizeof(body));
 	req = request(tmp, SMB2_OP_NEGPROT, body, blen);
@@ -224,6 +231,7 @@ static bool sesssetup_leg(struct smb2_conn *c, TALLOC_CTX *tmp,
 			  struct smb2_pdu *pdu)
 {
 	struct smb2_sesssetup_creq r = {
+		.flags = c->binding ? SMB2_SESSION_FLAG_BINDING : 0,
 		.security_mode = SMB2_NEGOTIATE_SIGNING_ENABLED,
 		.security = { tok, tok_len },
 	};
@@ -380,7 +388,7 @@ static bool tree_connect(struct smb2_conn *c, TALLOC_CTX *tmp,
 		st = smb2_tcon_crsp_pull(&pdu, &rsp);
 	}
 	if (!NT_STATUS_IS_OK(st)) {
-		return c->err != NULL ||
+		return c->err == NULL &&
 		       fail(c, "TREE_CONNECT: %s", nt_errstr(st));
 	}
 	c->tree_id = pdu.hdr.tree_id;
@@ -391,18 +399,10 @@ static bool tree_connect(struct smb2_conn *c, TALLOC_CTX *tmp,
 	return true;
 }
 
-struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
-				 const struct smb_opts *o, char **err)
+/* NULL and *err when !ok, else c. */
+static struct smb2_conn *conn_done(TALLOC_CTX *mem_ctx, struct smb2_conn *c,
+				   bool ok, char **err)
 {
-	struct smb2_conn *c = talloc_zero(mem_ctx, struct smb2_conn);
-	TALLOC_CTX *tmp = talloc_new(c);
-	bool ok;
-
-	c->fd = -1;
-	c->credits = 1;
-	ok = tcp_connect(c, o) && negotiate(c, tmp, o) &&
-	     session_setup(c, tmp, o) && tree_connect(c, tmp, o);
-	talloc_free(tmp);
 	if (!ok) {
 		*err = talloc_strdup(mem_ctx, c->err != NULL ? c->err :
 					      "connection failed");
@@ -412,4 +412,139 @@ struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
 		TALLOC_FREE(c);
 	}
 	return c;
+}
+
+/*
+ * The binding legs are signed with the session's key (3.2.4.1.1); the
+ * new authentication's key, with this connection's preauth hash on
+ * 3.1.1, gives the channel's signing key (3.2.5.3.1), which checks the
+ * final response and signs from then on.  Encryption keys and their
+ * nonces stay the session's.
+ */
+static bool bind_session(struct smb2_conn *c, TALLOC_CTX *tmp,
+			 const struct smb2_conn *first,
+			 const struct smb_opts *o)
+{
+	bool ok;
+
+	if (c->dialect != first->dialect) {
+		return fail(c, "the server chose dialect 0x%s on another "
+			    "channel", talloc_asprintf(tmp, "%04x",
+						       c->dialect));
+	}
+	c->session_id = first->session_id;
+	memcpy(c->keys.signing, first->keys.signing, sizeof(c->keys.signing));
+	c->sign = true;
+	c->binding = true;
+	ok = session_setup(c, tmp, o);
+	c->binding = false;
+	if (!ok) {
+		return false;
+	}
+	memcpy(c->keys.encrypt, first->keys.encrypt, sizeof(c->keys.encrypt));
+	memcpy(c->keys.decrypt, first->keys.decrypt, sizeof(c->keys.decrypt));
+	c->keys.cipher_key_len = first->keys.cipher_key_len;
+	c->cipher = first->cipher;
+	c->ng = first->ng;
+	c->sign = first->sign;
+	c->tree_id = first->tree_id;
+	c->session_flags = first->session_flags;
+	return true;
+}
+
+/*
+ * A connection to host: with first NULL a new session and its tree,
+ * else a channel bound to first's session.
+ */
+static struct smb2_conn *conn_setup(TALLOC_CTX *mem_ctx,
+				    const struct smb_opts *o,
+				    const struct smb2_conn *first,
+				    const char *host, char **err)
+{
+	struct smb2_conn *c = talloc_zero(mem_ctx, struct smb2_conn);
+	TALLOC_CTX *tmp = NULL;
+	bool ok;
+
+	if (c == NULL) {
+		*err = talloc_strdup(mem_ctx, "out of memory");
+		return NULL;
+	}
+	c->fd = -1;
+	c->credits = 1;
+	c->ng = &c->nonce;
+	tmp = talloc_new(c);
+	if (first == NULL) {
+		crypto_random(c->client_guid, sizeof(c->client_guid));
+	} else {
+		memcpy(c->client_guid, first->client_guid,
+		       sizeof(c->client_guid));
+	}
+	ok = tcp_connect(c, host, o->port) && negotiate(c, tmp, o) &&
+	     (first == NULL ? session_setup(c, tmp, o) &&
+			      tree_connect(c, tmp, o) :
+			      bind_session(c, tmp, first, o));
+	talloc_free(tmp);
+	if (!ok && first != NULL && c->err != NULL) {
+		c->err = talloc_asprintf(c, "channel to %s: %s", host, c->err);
+	}
+	return conn_done(mem_ctx, c, ok, err);
+}
+
+struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
+				 const struct smb_opts *o, char **err)
+{
+	return conn_setup(mem_ctx, o, NULL, o->host, err);
+}
+
+struct smb2_conn *smb2_conn_bind(TALLOC_CTX *mem_ctx,
+				 const struct smb2_conn *first,
+				 const struct smb_opts *o, const char *host,
+				 char **err)
+{
+	return conn_setup(mem_ctx, o, first, host, err);
+}
+
+static char *iface_addr(TALLOC_CTX *mem_ctx, const struct smb2_net_iface *i)
+{
+	char buf[INET6_ADDRSTRLEN];
+	int af = i->family == SMB2_SOCKADDR_INET ? AF_INET : AF_INET6;
+
+	if (inet_ntop(af, i->addr, buf, sizeof(buf)) == NULL) {
+		return NULL;
+	}
+	return talloc_strdup(mem_ctx, buf);
+}
+
+bool smb2_conn_interfaces(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
+			  char ***addrs, size_t *n)
+{
+	TALLOC_CTX *tmp = talloc_new(c);
+	uint8_t body[SMB2_IOCTL_CREQ_LEN];
+	struct smb2_net_iface i;
+	struct smb2_blob out = {};
+	struct smb2_pdu pdu;
+	size_t ofs = 0;
+	NTSTATUS st;
+
+	st = smb2_conn_call(c, tmp, SMB2_OP_IOCTL, body,
+			    smb2_fsctl_creq_push(
+				    FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+				    65536, body, sizeof(body)), &pdu);
+	if (NT_STATUS_IS_OK(st)) {
+		st = smb2_ioctl_crsp_pull(&pdu, &out);
+	}
+	*n = 0;
+	*addrs = talloc_array(mem_ctx, char *, out.len / SMB2_NET_IFACE_SIZE);
+	while (NT_STATUS_IS_OK(st) && ofs < out.len && *addrs != NULL) {
+		st = smb2_net_iface_pull(out.data, out.len, &ofs, &i);
+		if (NT_STATUS_IS_OK(st)) {
+			(*addrs)[(*n)++] = iface_addr(*addrs, &i);
+		}
+	}
+	talloc_free(tmp);
+	if (!NT_STATUS_IS_OK(st) && c->err == NULL) {
+		fail(c, "FSCTL_QUERY_NETWORK_INTERFACE_INFO: %s",
+		     nt_errstr(st));
+	}
+	return NT_STATUS_IS_OK(st) && *addrs != NULL;
 }

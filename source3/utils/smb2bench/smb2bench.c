@@ -234,6 +234,8 @@ static void run_jobs(struct run *r, const struct bench_opts *o,
 
 		t->bytes += r->jobs[i].dir[DIR_READ].io_bytes +
 			    r->jobs[i].dir[DIR_WRITE].io_bytes;
+		t->ops += r->jobs[i].dir[DIR_READ].ios +
+			  r->jobs[i].dir[DIR_WRITE].ios;
 		/* the measured phase, not the poll loop's granularity */
 		t->wall_s = i == 0 || s > t->wall_s ? s : t->wall_s;
 	}

@@ -2,6 +2,7 @@
  * smb2bench: an SMB2/3 load client that speaks fio's vocabulary.
  *
  *   options.c  command line and fio job files -> struct bench_opts
+ *   channels.c --channels: the server's interfaces, bound connections
  *   conn.c     one connection: TCP, NEGOTIATE, SESSION_SETUP (lib/auth
  *              client), TREE_CONNECT, CREATE/CLOSE, synchronously;
  *              signing and encryption of every message (lib/crypto)
@@ -34,7 +35,12 @@
 /* Options (options.c)                                                 */
 
 enum bench_rw { RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RANDRW,
-		RW_RW };
+		RW_RW,
+		/* metadata modes (meta.c): operations, not bytes */
+		RW_CREATE, RW_STAT, RW_LISTDIR, RW_CONNECT };
+
+/* A metadata mode: one operation at a time per job. */
+#define RW_IS_META(rw) ((rw) >= RW_CREATE)
 
 enum bench_fmt { FMT_NORMAL, FMT_JSON };
 
@@ -52,6 +58,7 @@ struct job_opts {
 	char *filename;		/* NULL: <name>.<n>.0 per job */
 	bool verify;		/* --verify=pattern */
 	uint64_t randseed;
+	unsigned nrfiles;	/* metadata modes: files in the job's folder */
 };
 
 /* The SMB side: as smbclient is addressed. */
@@ -67,6 +74,9 @@ struct smb_opts {
 	uint16_t cipher;	/* --encrypt[=cipher]; 0 = off */
 	uint16_t max_dialect;	/* -m; 0x0311 by default */
 	bool read_copy;		/* --read-copy: no MSG_TRUNC discard */
+	unsigned channels;	/* --channels: connections per session */
+	char **channel_addrs;	/* --channel-addrs, NULL: the server's */
+	size_t num_channel_addrs;
 };
 
 struct bench_opts {
@@ -116,6 +126,10 @@ struct smb2_conn {
 	uint16_t cipher;	/* 0: no encryption */
 	struct smb2_keys keys;
 	struct smb2_nonce_gen nonce;
+	/* &nonce, or the first channel's: one generator per session key */
+	struct smb2_nonce_gen *ng;
+	uint8_t client_guid[16];
+	bool binding;		/* SESSION_SETUP legs of a channel bind */
 	uint8_t preauth[SMB2_PREAUTH_HASH_SIZE];
 	uint16_t session_flags;
 	bool server_signing_required;
@@ -126,6 +140,40 @@ struct smb2_conn {
 /* Connect, negotiate, authenticate, connect the tree.  NULL on error. */
 struct smb2_conn *smb2_conn_open(TALLOC_CTX *mem_ctx,
 				 const struct smb_opts *o, char **err);
+/*
+ * One more channel of first's session (MS-SMB2 3.2.4.2.3, 3.2.5.3):
+ * connect to host, NEGOTIATE with first's ClientGuid, SESSION_SETUP with
+ * SMB2_SESSION_FLAG_BINDING signed with the session's signing key; the
+ * channel signs with its own key and encrypts with the session's.
+ */
+struct smb2_conn *smb2_conn_bind(TALLOC_CTX *mem_ctx,
+				 const struct smb2_conn *first,
+				 const struct smb_opts *o, const char *host,
+				 char **err);
+/*
+ * The server's IPv4 and IPv6 addresses from
+ * FSCTL_QUERY_NETWORK_INTERFACE_INFO (3.3.5.15.11), as strings on
+ * mem_ctx; false with c->err set on an error.
+ */
+bool smb2_conn_interfaces(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
+			  char ***addrs, size_t *n);
+/*
+ * o->channels connections of first's session (channels.c): [0] is
+ * first, the others bound to it; *where their addresses.  NULL and *err
+ * on an error.
+ */
+struct smb2_conn **channels_open(TALLOC_CTX *mem_ctx, struct smb2_conn *first,
+				 const struct smb_opts *o, char ***where,
+				 char **err);
+/* How smb2_conn_open_how opens: no oplock, lease or context. */
+struct smb2_open_how {
+	uint32_t access;
+	uint32_t disposition;	/* SMB2_FILE_OPEN ... */
+	uint32_t options;	/* SMB2_FILE_NON_DIRECTORY_FILE ... */
+};
+NTSTATUS smb2_conn_open_how(struct smb2_conn *c, const char *name,
+			    const struct smb2_open_how *how,
+			    struct smb2_file_id *fid, uint64_t *eof);
 /*
  * Open (creating if needed) name for read and write; *eof is its size.
  */
@@ -194,6 +242,13 @@ struct dir_stats {
 	struct lat_hist clat;
 };
 
+/* One channel of a job, for the report. */
+struct chan_stats {
+	const char *addr;
+	uint64_t requests;	/* sent in the measured phase */
+	bool lost;		/* failed or went silent; its requests moved */
+};
+
 /* One running job: its options, connection and results. */
 struct job {
 	/* this job's own talloc tree: talloc is not thread-safe across one */
@@ -207,7 +262,10 @@ struct job {
 	double usr_s, sys_s;	/* this thread's CPU in that phase */
 	uint64_t verify_errors;
 	uint64_t verify_bytes;	/* read and found equal to the pattern */
+	uint64_t entries;	/* listdir: directory entries seen */
 	char *err;		/* NULL if the job ran to its end */
+	struct chan_stats *chans;
+	unsigned nchans;
 	/* live counters for the progress line */
 	_Atomic uint64_t live_bytes[DIR_COUNT];
 	_Atomic uint64_t live_ios;
@@ -227,6 +285,12 @@ typedef void (*engine_wait_fn)(void *private_data);
 void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
 		const _Atomic bool *stop);
 
+/* The same for a metadata mode (meta.c). */
+void meta_run(struct job *job, engine_wait_fn wait, void *private_data,
+	      const _Atomic bool *stop);
+/* A metadata mode's operations count as reads, or (create) writes. */
+int meta_dir(enum bench_rw rw);
+
 /* ------------------------------------------------------------------ */
 /* Report (report.c)                                                   */
 
@@ -234,6 +298,7 @@ struct bench_totals {
 	double client_cpu_s;	/* whole process, measured phase */
 	double server_cpu_s;	/* /proc/PID/stat, or < 0 if not asked */
 	uint64_t bytes;
+	uint64_t ops;		/* I/Os or metadata operations */
 	double wall_s;
 };
 
