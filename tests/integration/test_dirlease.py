@@ -264,3 +264,16 @@ def test_leases_off(noleases):
         d.close()
     finally:
         c.close()
+
+
+def test_no_directory_leasing_unless_offered(osrv):
+    """As Samba and Windows: a client that does not offer
+    DIRECTORY_LEASING (smbprotocol's default, impacket) is not told the
+    server has it, and its directory opens get no lease."""
+    from test_oplock import OClient
+    c = OClient(osrv)
+    try:
+        caps = c.conn.server_capabilities.get_value()
+        assert caps & CAP_LEASING and not caps & CAP_DIRECTORY_LEASING
+    finally:
+        c.conn.disconnect(True)

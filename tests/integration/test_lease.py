@@ -93,6 +93,10 @@ class LeaseAck:
 
 
 class LClient(OClient):
+    # as Windows asks: LEASING | DIRECTORY_LEASING (a server grants
+    # directory leases only to a client that offers the capability)
+    extra_caps = 0x02 | 0x20
+
     def __init__(self, srv):
         super().__init__(srv)
         del self.conn.outstanding_requests[UNSOLICITED]

@@ -150,9 +150,13 @@ class OplockAck:
 
 
 class OClient:
+    # NEGOTIATE capabilities beyond smbprotocol's own (LClient: leasing)
+    extra_caps = 0
+
     def __init__(self, srv, share="share"):
         self.conn = Connection(uuid.uuid4(), srv.host, srv.port,
                                require_signing=False)
+        self.conn.client_capabilities |= self.extra_caps
         self.conn.connect(Dialects.SMB_3_1_1, timeout=30)
         self.breaks = Breaks(self.conn)
         self.session = Session(self.conn, username="guest", password="",

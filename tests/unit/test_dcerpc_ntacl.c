@@ -317,12 +317,14 @@ static void test_ntacl__smbd_sd(void **state)
 
 	/*
 	 * smbcacls -S builds its DACL with AclRevision 3 and Samba stores
-	 * it as it came: the codec keeps it, lib/smb2's SD parser refuses it.
+	 * it as it came: the codec keeps it, and lib/smb2's SD parser takes
+	 * revisions 2 to 4 as Windows does
 	 */
 	pull_ok(t, smbd_f2, &x);
 	assert_int_equal(x.sd[pull_le32(x.sd + 16)], 3);
-	assert_true(NT_STATUS_EQUAL(smb2_secdesc_pull(t, x.sd, x.sd_len, &sd),
-				    NT_STATUS_INVALID_SECURITY_DESCR));
+	assert_true(NT_STATUS_IS_OK(smb2_secdesc_pull(t, x.sd, x.sd_len,
+						      &sd)));
+	assert_true(sd.has_dacl);
 	talloc_free(t);
 }
 

@@ -132,19 +132,19 @@ static void test_notify__buffer_overflow_is_enum_dir(void **state)
 	uint8_t *buf = NULL;
 	size_t len = 0;
 
-	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "one");     /* 18 */
+	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "one", false);     /* 18 */
 	assert_false(w->overflow);
-	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "two");     /* 20+18 */
+	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "two", false);     /* 20+18 */
 	assert_true(w->overflow);
 	assert_int_equal(w->num_changes, 0);
-	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "x");       /* dropped */
+	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "x", false);       /* dropped */
 	assert_true(smbd_notify_pending(w));
 	assert_true(NT_STATUS_EQUAL(smbd_notify_take(w, *state, 65536, &buf,
 						     &len),
 				    NT_STATUS_NOTIFY_ENUM_DIR));
 	/* reported once; then it buffers again */
 	assert_false(smbd_notify_pending(w));
-	change_add(w, SMBD_NOTIFY_ACTION_REMOVED, "sub/dir", "f");
+	change_add(w, SMBD_NOTIFY_ACTION_REMOVED, "sub/dir", "f", false);
 	assert_true(NT_STATUS_IS_OK(smbd_notify_take(w, *state, 65536, &buf,
 						     &len)));
 	assert_int_equal(len, 12 + 2 * strlen("sub\\dir\\f"));
@@ -160,7 +160,7 @@ static void test_notify__take_larger_than_request(void **state)
 	uint8_t *buf = NULL;
 	size_t len = 0;
 
-	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "abcdef");
+	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "abcdef", false);
 	assert_true(NT_STATUS_EQUAL(smbd_notify_take(w, *state, 16, &buf,
 						     &len),
 				    NT_STATUS_NOTIFY_ENUM_DIR));
@@ -174,14 +174,29 @@ static void test_notify__coalesce_and_count_bound(void **state)
 	char name[16];
 	int i;
 
-	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "f");
-	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "f");
+	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "f", false);
+	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "f", false);
 	assert_int_equal(w->num_changes, 1);
 	for (i = 0; i < SMBD_NOTIFY_MAX_CHANGES; i++) {
 		snprintf(name, sizeof(name), "%d", i);
-		change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", name);
+		change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", name, false);
 	}
 	assert_true(w->overflow);
+	talloc_free(w);
+}
+
+/* An attribute change of a name whose ADDED waits is not news. */
+static void test_notify__attrib_after_added_dropped(void **state)
+{
+	struct smbd_notify_watcher *w = bare_watcher(*state, 65536);
+
+	change_add(w, SMBD_NOTIFY_ACTION_ADDED, "", "new", false);
+	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "new", true);
+	assert_int_equal(w->num_changes, 1);
+	/* another name, or a write (not attrib_only), is reported */
+	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "old", true);
+	change_add(w, SMBD_NOTIFY_ACTION_MODIFIED, "", "new", false);
+	assert_int_equal(w->num_changes, 3);
 	talloc_free(w);
 }
 
@@ -400,6 +415,7 @@ int main(void)
 		T(test_notify__buffer_overflow_is_enum_dir),
 		T(test_notify__take_larger_than_request),
 		T(test_notify__coalesce_and_count_bound),
+		T(test_notify__attrib_after_added_dropped),
 		T(test_notify__inotify_added_and_renamed),
 		T(test_notify__inotify_tree),
 		T(test_notify__watch_bound_is_enum_dir),

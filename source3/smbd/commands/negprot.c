@@ -322,6 +322,14 @@ struct tevent_req *smbd_negprot_send(TALLOC_CTX *mem_ctx,
 		return smbd_done_send(mem_ctx, ev, NT_STATUS_NO_MEMORY, NULL);
 	}
 	conn->client_caps = r.capabilities;
+	/*
+	 * Directory leasing only for a client that offers it, as Samba and
+	 * Windows: a client that gets it unasked may mishandle it (impacket
+	 * 0.11 fails every CREATE in a share root then)
+	 */
+	if (!(conn->client_caps & SMB2_GLOBAL_CAP_DIRECTORY_LEASING)) {
+		conn->server_caps &= ~SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
+	}
 	memcpy(conn->client_guid, r.client_guid, 16);
 	rsp.body = negprot_body(mem_ctx, conn, &n, &rsp.body_len);
 	if (rsp.body == NULL) {

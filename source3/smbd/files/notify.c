@@ -535,8 +535,32 @@ static void change_append(struct smbd_notify_watcher *w, uint32_t action,
 }
 
 /* rel/name as a relative Windows path in UTF-16LE, then buffered. */
+/* Is an ADDED of this (UTF-16) name still waiting for the client? */
+static bool change_added_pending(const struct smbd_notify_watcher *w,
+				 const uint8_t *u, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < w->num_changes; i++) {
+		const struct smbd_notify_change *c = &w->changes[i];
+
+		if (c->action == SMBD_NOTIFY_ACTION_ADDED &&
+		    c->name_len == len && memcmp(c->name, u, len) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * attrib_only: the event is an attribute change alone (IN_ATTRIB).  It
+ * is dropped while an ADDED of the same name waits: the server itself
+ * stores a new file's DOS attributes (an xattr) right after creating it,
+ * and a client is told of a created file once, as Windows and Samba tell
+ * it (smbtorture smb2.notify.valid-req).
+ */
 static void change_add(struct smbd_notify_watcher *w, uint32_t action,
-		       const char *rel, const char *name)
+		       const char *rel, const char *name, bool attrib_only)
 {
 	char *path = NULL;
 	uint8_t *u = NULL;
@@ -561,6 +585,10 @@ static void change_add(struct smbd_notify_watcher *w, uint32_t action,
 		return;
 	}
 	talloc_free(path);
+	if (attrib_only && change_added_pending(w, u, len)) {
+		talloc_free(u);
+		return;
+	}
 	change_append(w, action, u, len);
 }
 
@@ -667,7 +695,9 @@ static void link_event(struct notify_link *l, const struct inotify_event *e,
 	if (e->mask & IN_MOVED_FROM) {
 		move_remember(l, e);
 	}
-	change_add(w, action, l->rel, e->name);
+	change_add(w, action, l->rel, e->name,
+		   (e->mask & (IN_ATTRIB | IN_MODIFY | NOTIFY_NAME_EVENTS)) ==
+		   IN_ATTRIB);
 	touch(w, touched);
 }
 
