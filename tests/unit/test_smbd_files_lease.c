@@ -14,7 +14,7 @@
 static struct smbd_lease_req lreq(uint8_t k, uint32_t state)
 {
 	struct smbd_lease_req r = { .state = state, .version = 2,
-				    .epoch = 10 };
+				    .epoch = 10, .dir_ok = true };
 
 	r.client_guid[0] = 0xC1;
 	r.key[0] = k;

@@ -218,6 +218,8 @@ static NTSTATUS create_parse_lease(struct smbd_request *req,
 	memcpy(lr->key, l.key, sizeof(lr->key));
 	lr->state = l.state;
 	lr->version = l.version;
+	lr->dir_ok = (req->conn->server_caps &
+		      SMB2_GLOBAL_CAP_DIRECTORY_LEASING) != 0;
 	if (l.version == 2) {
 		memcpy(lr->parent_key, l.parent_key, sizeof(lr->parent_key));
 		lr->flags = l.flags;

@@ -305,9 +305,7 @@ static void open_grant_lease(struct smbd_tcon *tcon,
 	/* directories: v2 on a connection that negotiated directory leasing */
 	if (p->lease != NULL &&
 	    (!S_ISDIR(out->st.stx_mode) ||
-	     (p->lease->version == 2 &&
-	      (tcon->session->conn->server_caps &
-	       SMB2_GLOBAL_CAP_DIRECTORY_LEASING)))) {
+	     (p->lease->version == 2 && p->lease->dir_ok))) {
 		out->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
 		out->lease_granted = true;
 		out->lease_state = smbd_lease_grant_state(

@@ -56,6 +56,8 @@ struct smbd_lease_req {
 	uint32_t flags;                 /* PARENT_LEASE_KEY_SET (v2) */
 	uint16_t version;               /* 1 or 2 */
 	uint16_t epoch;                 /* v2 */
+	/* the connection negotiated DIRECTORY_LEASING: v2 on a directory */
+	bool dir_ok;
 };
 
 struct smbd_lease {
