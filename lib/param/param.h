@@ -180,6 +180,7 @@ struct lp_global {
 	int oplock_break_timeout;       /* seconds a break waits for an ack */
 	bool smb2_leases;               /* SMB2_GLOBAL_CAP_LEASING, RqLs */
 	int write_mode;                 /* enum lp_write_mode */
+	int workers;                    /* -1: online CPUs */
 	int crypto_threads;             /* -1: online CPUs (<= 8), 0: none */
 	const char **crypto_offload;    /* decrypt encrypt verify sign */
 	int crypto_min_size;            /* smaller messages stay inline */

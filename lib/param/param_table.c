@@ -176,6 +176,12 @@ const struct lp_param lp_params[] = {
 	{ "smb2 write mode", LP_ENUM, G(write_mode), .def = "copy",
 	  .enums = write_mode_vals },
 	/*
+	 * ringsmb: worker threads, each with its own event loop and ring
+	 * (docs/architecture.md, "Workers"); -1 = online CPUs
+	 */
+	{ "smb2 workers", LP_INT, G(workers), .def = "-1",
+	  .min = -1, .max = 64 },
+	/*
 	 * ringsmb: threads for the AES passes over large messages
 	 * (docs/performance.md, "Crypto off the event loop"); -1 = online
 	 * CPUs up to 8, 0 = all in the event loop.  Which passes go to them

@@ -76,6 +76,21 @@ struct uring *uring_ev_get(struct tevent_context *ev);
  */
 void uring_ev_disable(struct tevent_context *ev);
 
+/*
+ * Several threads, one ring each, under one lock the caller holds while
+ * it runs (docs/architecture.md, "Workers").  Any thread holding that
+ * lock may start requests on any ring: they wait in the ring's user-space
+ * queue, and a request started from a thread other than the one that made
+ * the ring schedules an immediate on the ring's context, which the caller
+ * turns into a wakeup of that thread (a tevent immediate trace callback).
+ * Only the owner stages, submits and reaps.  leave and enter are called
+ * around each io_uring_enter of the owner, so that it can drop the lock
+ * while the kernel copies: the user-space queue is the only ring state
+ * other threads touch, and they touch it under the lock.
+ */
+void uring_ev_set_gate(struct tevent_context *ev, void (*leave)(void *),
+		       void (*enter)(void *), void *private_data);
+
 /* Whether the kernel supports opcode (IORING_OP_*), probed at setup. */
 bool uring_op_supported(struct uring *ring, uint8_t opcode);
 

@@ -102,6 +102,9 @@ static void uring_enqueue(struct uring *r, struct uring_op *op)
 	op->queued = true;
 	op->grp->n_queued++;
 	r->stats.queued++;
+	if (!pthread_equal(r->owner, pthread_self())) {
+		uring_kick(r);          /* wakes the owner (uring_ev_set_gate) */
+	}
 }
 
 void uring_queue_unit(struct uring *r, struct uring_op *first, unsigned n)
@@ -169,10 +172,16 @@ static void uring_submit(struct uring *r)
 {
 	int ret;
 
+	if (r->gate_leave != NULL) {
+		r->gate_leave(r->gate_private);
+	}
 	do {
 		ret = io_uring_submit(&r->ring);
 		r->stats.enter_calls++;
 	} while (ret == -EINTR);
+	if (r->gate_enter != NULL) {
+		r->gate_enter(r->gate_private);
+	}
 	r->submitted_this_pass = true;
 	if (ret >= 0) {
 		r->stats.sqes_submitted += (uint64_t)ret;
@@ -480,6 +489,7 @@ static struct uring *uring_create(struct uring_slot *slot,
 	}
 	r->ev = ev;
 	r->slot = slot;
+	r->owner = pthread_self();
 	ret = uring_queue_init(r);
 	if (ret != 0) {
 		DBG_WARNING("io_uring unavailable (setup: %s%s); using plain "
@@ -536,6 +546,18 @@ struct uring *uring_ev_get(struct tevent_context *ev)
 		uring_create(slot, ev);
 	}
 	return slot->ring;
+}
+
+void uring_ev_set_gate(struct tevent_context *ev, void (*leave)(void *),
+		       void (*enter)(void *), void *private_data)
+{
+	struct uring *r = uring_ev_get(ev);
+
+	if (r != NULL) {
+		r->gate_leave = leave;
+		r->gate_enter = enter;
+		r->gate_private = private_data;
+	}
 }
 
 void uring_ev_disable(struct tevent_context *ev)

@@ -6,6 +6,7 @@
 #ifndef RINGSMB_URING_PRIVATE_H
 #define RINGSMB_URING_PRIVATE_H
 
+#include <pthread.h>
 #include <sys/socket.h>
 #include "lib/uring/uring.h"
 
@@ -65,6 +66,13 @@ struct uring {
 	int bufs_error;                 /* their registration failed */
 	/* given to every SQE staged now (uring_set_personality) */
 	uint16_t personality;
+	/* the thread that made the ring: the only one that stages, submits
+	 * and reaps (SINGLE_ISSUER) */
+	pthread_t owner;
+	/* around io_uring_enter (uring_ev_set_gate), or NULL */
+	void (*gate_leave)(void *private_data);
+	void (*gate_enter)(void *private_data);
+	void *gate_private;
 };
 
 /* uring_ev.c */

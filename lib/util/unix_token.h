@@ -28,9 +28,12 @@ struct unix_token {
 	gid_t *groups;          /* ngroups entries, sorted, no duplicates */
 	/*
 	 * The ring personality registered for these credentials, or 0
-	 * (none: ring operations of this token go through the switch).
+	 * (none: ring operations of this token go through the switch), and
+	 * the ring it is registered on: ids are per ring, so on any other
+	 * ring (another worker's) the switch is used too.
 	 */
 	uint16_t personality;
+	const void *personality_ring;
 	/*
 	 * Unique per distinct token (identity.c numbers them from 1): lets a
 	 * thread that still has this token's groups skip setting them

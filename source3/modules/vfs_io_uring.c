@@ -66,7 +66,7 @@ struct io_uring_state {
 
 /*
  * NULL also when the handle's user has no personality on the ring (the
- * registration failed): then the next module does the call with the
+ * registration failed, or the ring is another worker's): then the next module does the call with the
  * thread switched to the user (docs/security.md), never as root.  A
  * named stream's data is no file range: the module below serves it.
  */
@@ -75,12 +75,17 @@ static struct uring *vfs_io_uring_ring(struct vfs_module *m,
 				       const struct vfs_fh *fh)
 {
 	const struct unix_token *t = m->vfs->token;
+	struct uring *ring = NULL;
 
-	if (!m->vfs->io_uring_enabled || fh->stream != NULL ||
-	    (t != NULL && t->personality == 0)) {
+	if (!m->vfs->io_uring_enabled || fh->stream != NULL) {
 		return NULL;
 	}
-	return uring_ev_get(ev);
+	ring = uring_ev_get(ev);
+	if (t != NULL && (t->personality == 0 ||
+			  t->personality_ring != (const void *)ring)) {
+		return NULL;
+	}
+	return ring;
 }
 
 static void vfs_io_uring_done(struct tevent_req *subreq);

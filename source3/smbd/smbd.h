@@ -37,6 +37,9 @@ struct smbd_durable;
 struct smbd_durable_vfs;
 struct smbd_addr_handles;
 struct smbd_rxmem;
+struct smbd_worker;
+struct jobpool;
+struct smbd_workers;
 struct smbd_rxmem_user;
 struct smbd_server;
 struct smbd_open;
@@ -86,7 +89,10 @@ struct smbd_csn {
 #define SMBD_LOCK_SEQ_INVALID 0xFF
 
 struct smbd_server {
+	/* worker 0's, the main thread's: listeners, signals, timers */
 	struct tevent_context *ev;
+	/* the workers and the lock of everything below (server/worker.c) */
+	struct smbd_workers *workers;
 	struct loadparm *lp;
 	struct uring *ring;             /* NULL: plain syscalls */
 	const char *config_file;        /* NULL: embedded default */
@@ -148,7 +154,7 @@ struct smbd_server {
 	 * smbd_crypto_op) over messages of at least crypto_min_size bytes
 	 * (pipeline_crypto.c); NULL: all inline.
 	 */
-	struct jobpool *crypto_pool;
+	int crypto_threads;             /* in all, shared out per worker */
 	unsigned crypto_offload;
 	size_t crypto_min_size;
 };
@@ -165,6 +171,14 @@ struct smbd_listener {
 struct smbd_conn {
 	struct smbd_conn *prev, *next;
 	struct smbd_server *server;
+	/*
+	 * The worker that serves it (server/worker.c): its tevent context
+	 * and ring carry every event and I/O of this connection.
+	 */
+	struct smbd_worker *worker;
+	struct tevent_context *ev;
+	struct uring *ring;             /* NULL: plain syscalls */
+	struct jobpool *crypto_pool;    /* the worker's; NULL: inline */
 	int fd;
 	char peer[64];                  /* "addr:port" for logs */
 	char addr[48];                  /* the address alone */

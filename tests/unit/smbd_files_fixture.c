@@ -83,6 +83,8 @@ struct smbd_conn *fx_conn(struct fx *f, const char *addr)
 	assert_true(f->num_conns < MAX_TCONS);
 	f->conns[f->num_conns++] = conn;
 	conn->server = f->server;
+	conn->ev = f->server->ev;
+	conn->ring = f->server->ring;
 	conn->fd = -1;
 	snprintf(conn->addr, sizeof(conn->addr), "%s", addr);
 	snprintf(conn->peer, sizeof(conn->peer), "%s:445", addr);

@@ -136,6 +136,8 @@ struct tconn *tx_conn(struct tx *tx, bool start)
 	c->conn = talloc_zero(tx->server, struct smbd_conn);
 	assert_non_null(c->conn);
 	c->conn->server = tx->server;
+	c->conn->ev = tx->server->ev;
+	c->conn->ring = tx->server->ring;
 	c->conn->fd = sv[0];
 	snprintf(c->conn->peer, sizeof(c->conn->peer), "test:%zu",
 		 tx->num_conns);

@@ -183,6 +183,8 @@ static struct px *px_new(TALLOC_CTX *ctx, const char *global)
 	px->conn = talloc_zero(px->server, struct smbd_conn);
 	assert_non_null(px->conn);
 	px->conn->server = px->server;
+	px->conn->ev = px->server->ev;
+	px->conn->ring = px->server->ring;
 	px->conn->fd = -1;
 	snprintf(px->conn->peer, sizeof(px->conn->peer), "fake:1");
 	DLIST_ADD_SIMPLE(px->server->conns, px->conn);

@@ -115,7 +115,7 @@ static bool smb2_read_may_splice(const struct smbd_request *req,
 				 const struct smb2_read_req *r)
 {
 	const struct lp_share *share = req->tcon->share;
-	struct uring *ring = req->conn->server->ring;
+	struct uring *ring = req->conn->ring;
 
 	if (share->read_mode != LP_READ_MODE_AUTO &&
 	    share->read_mode != LP_READ_MODE_SPLICE) {
@@ -140,7 +140,7 @@ static bool smb2_read_may_splice(const struct smbd_request *req,
  */
 static struct uring_buf *smb2_read_regbuf(struct smb2_read_state *state)
 {
-	struct uring *ring = state->conn->server->ring;
+	struct uring *ring = state->conn->ring;
 
 	if (!state->zerocopy || state->regbufs == 0 ||
 	    state->r.length < (uint32_t)state->min_size ||

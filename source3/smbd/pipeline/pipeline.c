@@ -121,7 +121,7 @@ void smbd_pipeline_channels_idle(struct smbd_server *server)
 			p->resume = tevent_create_immediate(p);
 		}
 		if (p->resume != NULL) {
-			tevent_schedule_immediate(p->resume, server->ev,
+			tevent_schedule_immediate(p->resume, conn->ev,
 						  pipeline_resume, p);
 		}
 	}
@@ -694,7 +694,7 @@ static bool element_run(struct smbd_compound *c)
 			     !c->cur_sign;
 	c->req->may_go_async = c->cur + 1 == c->count &&
 			       c->conn->pipeline->num_pending < SMBD_MAX_ASYNC;
-	subreq = c->cmd->send(c->req, c->conn->server->ev, c->req);
+	subreq = c->cmd->send(c->req, c->conn->ev, c->req);
 	if (subreq == NULL) {
 		element_error(c, NT_STATUS_NO_MEMORY, credits);
 		return false;

@@ -39,10 +39,11 @@ void smbd_pipeline_send_oplock_break(struct smbd_open *open, uint8_t level);
 void smbd_pipeline_send_lease_break(struct smbd_open *open,
 				    const struct smb2_lease_break *lb);
 
-/* pipeline_crypto.c: the threads of 'smb2 crypto threads' (or none) */
+/*
+ * pipeline_crypto.c: the settings of 'smb2 crypto threads' and offload;
+ * each worker starts its share of the threads (server/worker.c)
+ */
 void smbd_crypto_pool_start(struct smbd_server *server);
-/* Joins them: before the ring goes, which buffers they hold may use. */
-void smbd_crypto_pool_stop(struct smbd_server *server);
 
 /* The send queue drained: start the next queued compound, if any. */
 void smbd_pipeline_kick(struct smbd_conn *conn);

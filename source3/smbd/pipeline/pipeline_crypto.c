@@ -74,6 +74,10 @@ static unsigned offload_ops(const char **names)
 	return ops;
 }
 
+/*
+ * The settings; the pools themselves are the workers' (server/worker.c),
+ * "smb2 crypto threads" shared out among them.
+ */
 void smbd_crypto_pool_start(struct smbd_server *server)
 {
 	int n = server->lp->g.crypto_threads;
@@ -86,20 +90,10 @@ void smbd_crypto_pool_start(struct smbd_server *server)
 		n = n < 2 ? 0 : n > SMBD_CRYPTO_AUTO_MAX ?
 			SMBD_CRYPTO_AUTO_MAX : n;
 	}
-	if (n > 0 && server->crypto_offload != 0) {
-		server->crypto_pool = jobpool_create(server, server->ev,
-						     (unsigned)n);
-	}
-	DBG_NOTICE("crypto threads: %u (ops 0x%x from %zu bytes)\n",
-		   server->crypto_pool != NULL ?
-		   jobpool_threads(server->crypto_pool) : 0,
-		   server->crypto_offload, server->crypto_min_size);
-}
-
-void smbd_crypto_pool_stop(struct smbd_server *server)
-{
-	/* joins the threads; orphaned jobs free their buffers now */
-	TALLOC_FREE(server->crypto_pool);
+	server->crypto_threads = server->crypto_offload != 0 ? n : 0;
+	DBG_NOTICE("crypto threads: %d (ops 0x%x from %zu bytes)\n",
+		   server->crypto_threads, server->crypto_offload,
+		   server->crypto_min_size);
 }
 
 static bool offload(const struct smbd_conn *conn, size_t bytes,
@@ -107,7 +101,7 @@ static bool offload(const struct smbd_conn *conn, size_t bytes,
 {
 	const struct smbd_server *server = conn->server;
 
-	return server->crypto_pool != NULL && !conn->terminating &&
+	return conn->crypto_pool != NULL && !conn->terminating &&
 	       (server->crypto_offload & (1U << op)) != 0 &&
 	       bytes >= server->crypto_min_size;
 }
@@ -156,11 +150,11 @@ static struct rx_job *rx_job_new(struct smbd_compound *c)
 static bool rx_submit(struct smbd_compound *c, struct rx_job *j,
 		      tevent_req_fn done)
 {
-	struct smbd_server *server = c->conn->server;
+	struct smbd_conn *conn = c->conn;
 	struct tevent_req *req = NULL;
 
 	j->owner = talloc_steal(j, c->owner);
-	req = jobpool_send(c, server->ev, server->crypto_pool, rx_fn, j);
+	req = jobpool_send(c, conn->ev, conn->crypto_pool, rx_fn, j);
 	if (req == NULL) {
 		talloc_steal(c, c->owner);
 		talloc_free(j);
@@ -387,7 +381,7 @@ static bool seal_submit(struct seal_job *j)
 	if (j->iov == NULL || (j->num_elems > 0 && j->elems == NULL)) {
 		return false;
 	}
-	req = jobpool_send(p, j->conn->server->ev, j->conn->server->crypto_pool,
+	req = jobpool_send(p, j->conn->ev, j->conn->crypto_pool,
 			   seal_fn, j);
 	if (req == NULL) {
 		return false;

@@ -11,6 +11,7 @@
 #include "source3/smbd/session/budget.h"
 #include "source3/smbd/pipeline/pipeline.h"
 #include "source3/smbd/server/server.h"
+#include "source3/smbd/server/worker.h"
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/transport/transport.h"
 #include "source3/smbd/server/conn.h"
@@ -57,6 +58,9 @@ static int conn_destructor(struct smbd_conn *conn)
 	}
 	DLIST_REMOVE_SIMPLE(server->conns, conn);
 	server->num_conns--;
+	if (conn->worker != NULL) {
+		conn->worker->num_conns--;
+	}
 	DBG_INFO("%s: connection closed\n", conn->peer);
 	return 0;
 }
@@ -77,10 +81,19 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 		return NULL;
 	}
 	conn->server = server;
-	conn->fd = fd;
-	conn->last_activity = tevent_timeval_current();
 	snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
 	smbd_peer_addr(peer, conn->addr, sizeof(conn->addr));
+	conn->worker = smbd_worker_pick(server, conn->addr);
+	if (conn->worker == NULL) {
+		talloc_free(conn);
+		return NULL;
+	}
+	conn->worker->num_conns++;
+	conn->ev = conn->worker->ev;
+	conn->ring = conn->worker->ring;
+	conn->crypto_pool = conn->worker->crypto_pool;
+	conn->fd = fd;
+	conn->last_activity = tevent_timeval_current();
 	DLIST_ADD_SIMPLE(server->conns, conn);
 	server->num_conns++;
 	talloc_set_destructor(conn, conn_destructor);
@@ -91,7 +104,8 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 		talloc_free(conn);
 		return NULL;
 	}
-	DBG_INFO("%s: new connection\n", peer);
+	DBG_NOTICE("%s: new connection on worker %u\n", peer,
+		   conn->worker->id);
 	return conn;
 }
 

@@ -23,6 +23,7 @@
 #include "source3/smbd/transport/rxmem.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/server/server.h"
+#include "source3/smbd/server/worker.h"
 #include "source3/smbd/transport/transport.h"
 #include "source3/smbd/server/listener.h"
 #include "source3/smbd/pipeline/pipeline.h"
@@ -283,7 +284,10 @@ int smbd_server_start(struct smbd_server *server)
 	if (!server->lp->g.io_uring) {
 		uring_ev_disable(server->ev);
 	}
-	server->ring = uring_ev_get(server->ev);
+	/* worker 0 (this thread): the lock, then the ring */
+	if (smbd_workers_init(server) != 0) {
+		return -1;
+	}
 	DBG_NOTICE("io_uring: %s\n", server->ring ? "on" : "off");
 	if (smbd_identities_init(server) != 0) {
 		return -1;
@@ -309,7 +313,11 @@ int smbd_server_start(struct smbd_server *server)
 	server->deadtime_timer = tevent_add_timer(
 		server->ev, server, tevent_timeval_current_ofs(
 			SMBD_DEADTIME_CHECK_SECS, 0), deadtime_check, server);
-	return server->deadtime_timer != NULL ? 0 : -1;
+	if (server->deadtime_timer == NULL) {
+		return -1;
+	}
+	smbd_workers_start(server);
+	return 0;
 }
 
 int smbd_server_run(struct smbd_server *server)
@@ -321,11 +329,12 @@ int smbd_server_run(struct smbd_server *server)
 			return 1;
 		}
 	}
+	/* the other workers free their connections and stop */
+	smbd_workers_stop(server);
 	/* Free connections first: their destructors close sockets. */
 	while (server->conns != NULL) {
 		talloc_free(server->conns);
 	}
-	smbd_crypto_pool_stop(server);
 	/* before the file table they are listed in */
 	smbd_durable_shutdown(server);
 	return 0;

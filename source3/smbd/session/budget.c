@@ -90,7 +90,7 @@ static void untrusted_timeout(struct tevent_context *ev,
 static bool arm_untrusted_timer(struct smbd_conn *conn, struct timeval at)
 {
 	TALLOC_FREE(conn->unauth_timer);
-	conn->unauth_timer = tevent_add_timer(conn->server->ev, conn, at,
+	conn->unauth_timer = tevent_add_timer(conn->ev, conn, at,
 					      untrusted_timeout, conn);
 	return conn->unauth_timer != NULL;
 }

@@ -179,6 +179,7 @@ static void identity_unregister(struct smbd_identity *id)
 					     id->tok.personality);
 	}
 	id->tok.personality = 0;
+	id->tok.personality_ring = NULL;
 }
 
 static int identity_destructor(struct smbd_identity *id)
@@ -214,6 +215,7 @@ static void identity_register(struct smbd_identity *id)
 	unix_token_unbecome();
 	if (ret > 0) {
 		id->tok.personality = (uint16_t)ret;
+		id->tok.personality_ring = id->cache->ring;
 	} else {
 		DBG_NOTICE("no io_uring personality for uid %u: %s\n",
 			   (unsigned)id->tok.uid, strerror(-ret));

@@ -80,7 +80,7 @@ static struct tevent_req *recv_buf(struct smbd_transport *t, size_t len,
 	if (buf == NULL) {
 		return NULL;
 	}
-	req = uring_recv_full_send(t, conn->server->ev, conn->server->ring,
+	req = uring_recv_full_send(t, conn->ev, conn->ring,
 				   conn->fd, buf, len, buf);
 	if (req == NULL) {
 		talloc_free(buf);
@@ -138,7 +138,7 @@ static bool recv_timed(struct smbd_transport *t, struct tevent_req *req,
 {
 	t->recv_req = req;
 	if (req == NULL ||
-	    !tevent_req_set_endtime(req, t->conn->server->ev,
+	    !tevent_req_set_endtime(req, t->conn->ev,
 				    tevent_timeval_current_ofs(
 					    SMBD_PDU_TIMEOUT_SECS, 0))) {
 		smbd_conn_terminate(t->conn, "out of memory");
@@ -153,8 +153,8 @@ static void recv_pdu_rest(struct smbd_transport *t)
 {
 	struct smbd_conn *conn = t->conn;
 
-	if (recv_timed(t, uring_recv_full_send(t, conn->server->ev,
-					       conn->server->ring, conn->fd,
+	if (recv_timed(t, uring_recv_full_send(t, conn->ev,
+					       conn->ring, conn->fd,
 					       t->pdu + t->pdu_have,
 					       t->pdu_len - t->pdu_have,
 					       t->pdu),
@@ -213,8 +213,8 @@ void smbd_transport_recv_start(struct smbd_transport *t)
 	}
 	/* fewer than 4 bytes, an incomplete header: receive more */
 	recv_to_ra(t);
-	t->recv_req = uring_recv_some_send(t, conn->server->ev,
-					   conn->server->ring, conn->fd,
+	t->recv_req = uring_recv_some_send(t, conn->ev,
+					   conn->ring, conn->fd,
 					   t->ra + t->ra_end, 1,
 					   t->ra_size - t->ra_end, t->ra);
 	if (t->recv_req == NULL) {
@@ -460,8 +460,8 @@ static bool recv_shared(struct smbd_transport *t)
 		t->ra_start += 4;
 		return false;
 	}
-	recv_timed(t, uring_recv_some_send(t, conn->server->ev,
-					   conn->server->ring, conn->fd,
+	recv_timed(t, uring_recv_some_send(t, conn->ev,
+					   conn->ring, conn->fd,
 					   t->in + t->ra_end,
 					   t->ra_start + frame - t->ra_end,
 					   t->in_size - t->ra_end, t->rb_hold),
@@ -538,7 +538,7 @@ static bool splice_write_candidate(struct smbd_transport *t)
 
 	return lp->g.write_mode == LP_WRITE_MODE_SPLICE &&
 	       conn->dialect != 0 && !t->pdu_is_nbt_request &&
-	       conn->server->ring != NULL &&
+	       conn->ring != NULL &&
 	       t->pdu_len >= WRITE_HEAD_LEN + (min > 0 ? min : 1);
 }
 
@@ -678,8 +678,8 @@ static void recv_write_head_done(struct tevent_req *subreq)
 				.len = t->in_splice->src[i].len };
 		}
 		t->pdu = head;
-		recv_timed(t, uring_splice_recv_send(t, conn->server->ev,
-						     conn->server->ring,
+		recv_timed(t, uring_splice_recv_send(t, conn->ev,
+						     conn->ring,
 						     conn->fd, dst,
 						     t->in_splice->n,
 						     t->in_splice),
@@ -822,5 +822,5 @@ void smbd_conn_terminate(struct smbd_conn *conn, const char *reason)
 	if (im == NULL) {
 		return;         /* freed with the server at exit */
 	}
-	tevent_schedule_immediate(im, conn->server->ev, conn_free_now, conn);
+	tevent_schedule_immediate(im, conn->ev, conn_free_now, conn);
 }

@@ -185,16 +185,16 @@ static void send_next(struct smbd_transport *t)
 	}
 	if (t->send_splice != NULL) {
 		t->send_req = uring_sendmsg_splice_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
+			t, conn->ev, conn->ring, conn->fd,
 			iov, n, batch, t->send_splice->src,
 			t->send_splice->nsrc);
 	} else if (zc) {
 		t->send_req = uring_sendmsg_full_zc_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
+			t, conn->ev, conn->ring, conn->fd,
 			iov, n, batch);
 	} else {
 		t->send_req = uring_sendmsg_full_send(
-			t, conn->server->ev, conn->server->ring, conn->fd,
+			t, conn->ev, conn->ring, conn->fd,
 			iov, n, batch);
 	}
 	if (t->send_req == NULL) {
