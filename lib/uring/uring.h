@@ -113,6 +113,12 @@ int uring_personality_register(struct uring *ring);
 int uring_personality_unregister(struct uring *ring, uint16_t id);
 uint16_t uring_set_personality(struct uring *ring, uint16_t id);
 
+/*
+ * Whether the calling thread made the ring: only it may register
+ * personalities or buffers on it (SINGLE_ISSUER; others get -EEXIST).
+ */
+bool uring_is_owner(const struct uring *ring);
+
 /* Counters since the ring was created. */
 struct uring_stats {
 	uint64_t enter_calls;     /* io_uring_enter syscalls (submits) */

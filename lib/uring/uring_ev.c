@@ -575,6 +575,11 @@ bool uring_op_supported(struct uring *ring, uint8_t opcode)
 		io_uring_opcode_supported(ring->probe, opcode);
 }
 
+bool uring_is_owner(const struct uring *ring)
+{
+	return ring != NULL && pthread_equal(ring->owner, pthread_self());
+}
+
 void uring_get_stats(struct uring *ring, struct uring_stats *st)
 {
 	*st = ring->stats;

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define UNIX_TOKEN_MORE_RINGS 16
+
 struct unix_token {
 	uid_t uid;
 	gid_t gid;
@@ -34,6 +36,16 @@ struct unix_token {
 	 */
 	uint16_t personality;
 	const void *personality_ring;
+	/*
+	 * On other rings (other workers'), registered by each ring's own
+	 * thread when it first needs one (vfs_ring_personality); id 0:
+	 * registration failed there, use the switch.  Released with those
+	 * rings.
+	 */
+	struct {
+		const void *ring;
+		uint16_t id;
+	} more_personalities[UNIX_TOKEN_MORE_RINGS];
 	/*
 	 * Unique per distinct token (identity.c numbers them from 1): lets a
 	 * thread that still has this token's groups skip setting them

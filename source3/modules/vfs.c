@@ -205,6 +205,47 @@ void vfs_unbecome(const struct vfs_handle *vfs)
 	}
 }
 
+/*
+ * The token belongs to the identity cache and is shared by every handle
+ * with the same credentials; the table of per-ring ids is the one field
+ * written after it is made, only here, under the server lock.
+ */
+uint16_t vfs_ring_personality(const struct vfs_handle *vfs,
+			      struct uring *ring)
+{
+	struct unix_token *t = (struct unix_token *)(uintptr_t)vfs->token;
+	int ret;
+	size_t i;
+
+	if (t == NULL || ring == NULL) {
+		return 0;
+	}
+	if (t->personality_ring == (const void *)ring) {
+		return t->personality;
+	}
+	for (i = 0; i < UNIX_TOKEN_MORE_RINGS; i++) {
+		if (t->more_personalities[i].ring == (const void *)ring) {
+			return t->more_personalities[i].id;
+		}
+		if (t->more_personalities[i].ring == NULL) {
+			break;
+		}
+	}
+	if (i == UNIX_TOKEN_MORE_RINGS || !uring_is_owner(ring) ||
+	    unix_token_become(t) != 0) {
+		return 0;
+	}
+	ret = uring_personality_register(ring);
+	unix_token_unbecome();
+	t->more_personalities[i].ring = ring;
+	t->more_personalities[i].id = ret > 0 ? (uint16_t)ret : 0;
+	if (ret <= 0) {
+		DBG_NOTICE("no io_uring personality for uid %u on this "
+			   "worker: %s\n", (unsigned)t->uid, strerror(-ret));
+	}
+	return t->more_personalities[i].id;
+}
+
 /* ---- passing a call down ---- */
 
 int vfs_next_connect(struct vfs_module *m, const char *path)

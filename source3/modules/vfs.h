@@ -56,6 +56,14 @@ struct vfs_handle {
 	const struct smbd_share_names *names;
 	/* a module serves named streams (vfs_streams_xattr's connect) */
 	bool streams;
+	/*
+	 * vfs_default: WRITEs of at least this many bytes go through the
+	 * ring with the token's personality, so the copy into the page
+	 * cache runs in io_uring_enter, outside the server lock, in
+	 * parallel on each worker (docs/architecture.md, "Workers"); 0:
+	 * always a pwrite under the switch (one worker)
+	 */
+	size_t ring_write_min;
 	/* modes of new files and directories (create mask etc. applied) */
 	mode_t file_mode;               /* default 0644 */
 	mode_t dir_mode;                /* default 0755 */
@@ -294,6 +302,15 @@ NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
  * Opening: flags as open(2) (O_RDONLY, O_PATH, O_DIRECTORY ...); st may be
  * NULL.  An escape from the share fails (OBJECT_PATH_NOT_FOUND).
  */
+/*
+ * The personality of the handle's token on ring: 0 when there is no
+ * token (the daemon's rights) or none can be had (registration failed,
+ * or the ring is another thread's and it has not registered one yet):
+ * the caller then switches the thread instead.
+ */
+uint16_t vfs_ring_personality(const struct vfs_handle *vfs,
+			      struct uring *ring);
+
 NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 		    const char *path, int flags, struct vfs_fh **out,
 		    struct statx *st);

@@ -381,6 +381,57 @@ struct tevent_req *default_splice_write_send(
 	return default_io_finish(req, ev, ret, total);
 }
 
+static void default_pwrite_ring_done(struct tevent_req *subreq);
+
+/*
+ * With several workers (vfs_handle.ring_write_min) a large WRITE goes
+ * through the ring as the user (the token's personality on this ring):
+ * the copy into the page cache then runs in io_uring_enter, outside the
+ * server lock, while the other workers go on.  Otherwise, and when no
+ * personality can be had, a pwrite under the switch.  The request
+ * references fh so the descriptor outlives the ring write; buf is the
+ * caller's until completion (vfs.h).
+ */
+static struct tevent_req *default_pwrite_ring(struct tevent_req *req,
+					      struct default_io_state *state,
+					      struct tevent_context *ev,
+					      struct uring *ring,
+					      uint16_t personality,
+					      struct vfs_fh *fh,
+					      const void *buf, size_t len,
+					      uint64_t off)
+{
+	struct tevent_req *subreq = NULL;
+	uint16_t prev;
+
+	if (talloc_reference(state, fh) == NULL) {
+		return default_io_finish(req, ev, -ENOMEM, 0);
+	}
+	prev = uring_set_personality(ring, personality);
+	subreq = uring_pwrite_send(state, ev, ring, fh->fd, buf, len,
+				   (off_t)off, NULL);
+	uring_set_personality(ring, prev);
+	if (subreq == NULL) {
+		return default_io_finish(req, ev, -ENOMEM, 0);
+	}
+	tevent_req_set_callback(subreq, default_pwrite_ring_done, req);
+	return req;
+}
+
+static void default_pwrite_ring_done(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	size_t n = 0;
+	int ret = uring_pwrite_recv(subreq, &n);
+	TALLOC_FREE(subreq);
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, n);
+}
+
 struct tevent_req *default_pwrite_send(struct vfs_module *m,
 					      TALLOC_CTX *mem_ctx,
 					      struct tevent_context *ev,
@@ -391,10 +442,23 @@ struct tevent_req *default_pwrite_send(struct vfs_module *m,
 	struct default_io_state *state = NULL;
 	struct tevent_req *req = tevent_req_create(mem_ctx, &state,
 						   struct default_io_state);
+	struct uring *ring = NULL;
+	uint16_t personality = 0;
 	int ret;
 
 	if (req == NULL) {
 		return NULL;
+	}
+	if (m->vfs->ring_write_min > 0 && len >= m->vfs->ring_write_min &&
+	    m->vfs->io_uring_enabled && fh->stream == NULL) {
+		ring = uring_ev_get(ev);
+		personality = vfs_ring_personality(m->vfs, ring);
+		if (ring != NULL &&
+		    (personality != 0 || m->vfs->token == NULL)) {
+			return default_pwrite_ring(req, state, ev, ring,
+						   personality, fh, buf, len,
+						   off);
+		}
 	}
 	ret = vfs_become(fh->vfs);
 	if (ret == 0) {

@@ -81,8 +81,7 @@ static struct uring *vfs_io_uring_ring(struct vfs_module *m,
 		return NULL;
 	}
 	ring = uring_ev_get(ev);
-	if (t != NULL && (t->personality == 0 ||
-			  t->personality_ring != (const void *)ring)) {
+	if (t != NULL && vfs_ring_personality(m->vfs, ring) == 0) {
 		return NULL;
 	}
 	return ring;
@@ -115,7 +114,8 @@ static struct tevent_req *vfs_io_uring_submit(
 		return tevent_req_post(req, ev);
 	}
 	/* the SQEs staged until the restore run as the handle's user */
-	prev = uring_set_personality(ring, t != NULL ? t->personality : 0);
+	prev = uring_set_personality(ring, t != NULL ?
+				     vfs_ring_personality(m->vfs, ring) : 0);
 	subreq = op->start(state, ev, ring, fh->fd, a);
 	uring_set_personality(ring, prev);
 	if (tevent_req_nomem(subreq, req)) {

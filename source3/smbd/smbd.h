@@ -93,6 +93,7 @@ struct smbd_server {
 	struct tevent_context *ev;
 	/* the workers and the lock of everything below (server/worker.c) */
 	struct smbd_workers *workers;
+	unsigned num_workers;           /* running */
 	struct loadparm *lp;
 	struct uring *ring;             /* NULL: plain syscalls */
 	const char *config_file;        /* NULL: embedded default */

@@ -21,6 +21,8 @@ import uuid
 
 import pytest
 
+import accounts as acc
+
 from conftest import TARGET, finish_server
 from test_create import Client, WritableTree, writable
 from test_lock import (X, FI, U, el, final_status, lock_status,
@@ -39,15 +41,17 @@ CONN_RE = re.compile(r"(\S+): new connection on worker (\d+)")
 
 class WorkerServer(writable(RingsmbServer, False)):
     def global_extra(self):
-        return "  smb2 workers = %d\n" % WORKERS
+        return ("  smb2 workers = %d\n  smb passwd file = %s\n"
+                % (WORKERS, self.tmp / "smbpasswd"))
 
 
 @pytest.fixture(scope="module")
-def wsrv():
+def wsrv(accounts):
     import tempfile
     base = tempfile.mkdtemp(prefix="ringsmb-workers-")
     srv = WorkerServer(WritableTree(base)).start()
     srv.base = base
+    acc.add_smb_user(srv, "alice")
     yield srv
     finish_server(srv)
     shutil.rmtree(base, ignore_errors=True)
@@ -180,3 +184,53 @@ def test_many_clients_put_and_get_at_once(wsrv, tmp_path):
         assert disk == want
     # they were spread: every worker served some of them
     assert set(conn_workers(wsrv).values()) == set(range(WORKERS))
+
+
+class UserClient(Client):
+    """As test_create.Client, logged on as a real Unix account."""
+
+    def __init__(self, srv, user):
+        from smbprotocol.connection import Connection, Dialects
+        from smbprotocol.session import Session
+        from smbprotocol.tree import TreeConnect
+        self.conn = Connection(uuid.uuid4(), srv.host, srv.port,
+                               require_signing=True)
+        self.conn.connect(Dialects.SMB_3_1_1, timeout=30)
+        self.session = Session(self.conn, username=acc.name(user),
+                               password=acc.PASSWORDS[user],
+                               auth_protocol="ntlm")
+        self.session.connect()
+        self.tree = TreeConnect(self.session, r"\\%s\share" % srv.host)
+        self.tree.connect()
+
+
+def test_large_writes_run_as_the_user_on_every_worker(wsrv, accounts):
+    """With several workers a WRITE of 64 KiB or more goes through the
+    ring with the user's personality on that worker's ring
+    (vfs_ring_personality).  The kernel clears the set-user-id bit of a
+    file written by anyone without CAP_FSETID: it is cleared on every
+    worker, so the write ran as alice, not as root."""
+    name = "suid-%s.bin" % uuid.uuid4().hex[:8]
+    path = os.path.join(wsrv.base, "share", name)
+    with open(path, "wb") as f:
+        f.write(b"\0" * 16)
+    bob = accounts["bob"]
+    os.chown(path, bob.uid, bob.gid)
+    clients = [UserClient(wsrv, "alice") for _ in range(WORKERS)]
+    try:
+        assert sorted(worker_of(wsrv, c) for c in clients) == \
+            list(range(WORKERS))
+        for i, c in enumerate(clients):
+            os.chmod(path, 0o4777)
+            assert os.stat(path).st_mode & 0o4000
+            f = c.create(name, CreateDisposition.FILE_OPEN)
+            data = bytes([i + 1]) * (1 << 20)
+            f.write(data, 0)
+            f.close()
+            st = os.stat(path)
+            assert not st.st_mode & 0o4000, \
+                "worker %d wrote as root" % worker_of(wsrv, c)
+            with open(path, "rb") as fh:
+                assert fh.read(1 << 20) == data
+    finally:
+        close_all(*clients)

@@ -4,6 +4,8 @@
  * Skips without io_uring or without the right to switch.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -83,6 +85,51 @@ static void test_uring__personality(void **state)
 	talloc_free(ev);
 }
 
+/* ---- several rings: only the ring's own thread registers ---- */
+
+struct other_thread {
+	struct uring *ring;
+	bool owner;
+	int reg;
+};
+
+static void *other_thread_main(void *arg)
+{
+	struct other_thread *o = arg;
+
+	o->owner = uring_is_owner(o->ring);
+	o->reg = uring_personality_register(o->ring);
+	return NULL;
+}
+
+/*
+ * The workers' rule (docs/architecture.md, "Workers"): a ring is its
+ * thread's; another thread is no owner, and the kernel refuses it a
+ * personality on a SINGLE_ISSUER ring (EEXIST), which is why each worker
+ * registers its own (vfs_ring_personality).
+ */
+static void test_uring__owner_thread(void **state)
+{
+	struct uring *ring = NULL;
+	struct tevent_context *ev = test_ev(*state, MODE_RING, &ring);
+	struct other_thread o = { .reg = 0 };
+	pthread_t th;
+	int id;
+
+	RING_OR_SKIP(ev, ring);
+	assert_true(uring_is_owner(ring));
+	assert_false(uring_is_owner(NULL));
+	o.ring = ring;
+	assert_int_equal(pthread_create(&th, NULL, other_thread_main, &o), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_false(o.owner);
+	assert_true(o.reg < 0);
+	id = uring_personality_register(ring);
+	assert_true(id > 0);
+	assert_int_equal(uring_personality_unregister(ring, (uint16_t)id), 0);
+	talloc_free(ev);
+}
+
 /* The switch is per thread and comes back to root. */
 static void test_uring__token_become(void **state)
 {
@@ -137,6 +184,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(personality),
+		T(owner_thread),
 		T(token_become),
 	};
 

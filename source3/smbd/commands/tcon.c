@@ -15,6 +15,9 @@
 #include "source3/smbd/files/create_open.h"
 #include "source3/smbd/files/open_files.h"
 
+/* vfs_handle.ring_write_min with several workers (docs/performance.md) */
+#define SMBD_RING_WRITE_MIN (64 * 1024)
+
 /* Samba's limit on share names (MS-SRVS allows 80 characters) */
 #define SMBD_MAX_SHARE_NAME 80
 
@@ -138,6 +141,9 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			NT_STATUS_BAD_NETWORK_NAME : status;
 	}
 	t->identity = talloc_steal(t->vfs, id);
+	/* several workers: large writes copy outside the server lock */
+	t->vfs->ring_write_min = server->num_workers > 1 ?
+		SMBD_RING_WRITE_MIN : 0;
 	if (talloc_parent(share) == mem_ctx) {
 		/* [homes], %U in path: lives as long as the handle */
 		talloc_steal(t->vfs, share);

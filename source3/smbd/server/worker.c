@@ -322,6 +322,7 @@ unsigned smbd_workers_start(struct smbd_server *server)
 		w->has_thread = true;
 	}
 	ws->n = i > 0 ? i : 1;
+	server->num_workers = ws->n;
 	DBG_NOTICE("workers: %u\n", ws->n);
 	return ws->n;
 }
@@ -349,6 +350,7 @@ void smbd_workers_stop(struct smbd_server *server)
 	/* from here on only this thread runs, and the lock goes first */
 	uring_ev_set_gate(server->ev, NULL, NULL, NULL);
 	ws->n = 1;
+	server->num_workers = 1;
 	TALLOC_FREE(ws->w[0]->crypto_pool);
 }
 

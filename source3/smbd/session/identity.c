@@ -201,14 +201,17 @@ static int identity_destructor(struct smbd_identity *id)
 
 /*
  * The personality is what the ring checks every SQE of this user
- * against: registered while this thread is that user.  Without one the
+ * against: registered while this thread is that user, on worker 0's ring
+ * when this is worker 0 (vfs_ring_personality does it for the others).  Without one the
  * VFS switches the thread for ring operations too (vfs_io_uring).
  */
 static void identity_register(struct smbd_identity *id)
 {
 	int ret;
 
-	if (id->cache->ring == NULL || unix_token_become(&id->tok) != 0) {
+	/* another worker's thread: the ring's own registers it when needed */
+	if (id->cache->ring == NULL || !uring_is_owner(id->cache->ring) ||
+	    unix_token_become(&id->tok) != 0) {
 		return;
 	}
 	ret = uring_personality_register(id->cache->ring);
