@@ -190,17 +190,64 @@ NTSTATUS vfs_faccess(struct vfs_fh *fh, int mode)
 	return ret < 0 ? ntstatus_from_errno(-ret) : NT_STATUS_OK;
 }
 
+/*
+ * The token this thread holds between vfs_hold and vfs_release, or NULL.
+ * Inside a hold, vfs_become/vfs_unbecome for that token cost nothing; for
+ * any other (or none: the daemon's rights) they leave the held one for
+ * the call and take it again after.
+ */
+static __thread const struct unix_token *thread_held;
+
 int vfs_become(const struct vfs_handle *vfs)
 {
+	if (thread_held != NULL) {
+		if (vfs->token == thread_held) {
+			return 0;
+		}
+		unix_token_unbecome();
+	}
 	if (vfs->token == NULL) {
 		return 0;
 	}
 	return unix_token_become(vfs->token);
 }
 
+static void vfs_rehold(void)
+{
+	if (unix_token_become(thread_held) != 0) {
+		/* unix_token_become left the thread as root: safe, dearer */
+		DBG_WARNING("cannot take the held identity again\n");
+		thread_held = NULL;
+	}
+}
+
 void vfs_unbecome(const struct vfs_handle *vfs)
 {
+	if (thread_held != NULL && vfs->token == thread_held) {
+		return;
+	}
 	if (vfs->token != NULL) {
+		unix_token_unbecome();
+	}
+	if (thread_held != NULL) {
+		vfs_rehold();
+	}
+}
+
+bool vfs_hold(const struct vfs_handle *vfs)
+{
+	if (vfs->token == NULL || thread_held != NULL ||
+	    unix_token_become(vfs->token) != 0) {
+		return false;
+	}
+	thread_held = vfs->token;
+	return true;
+}
+
+void vfs_release(bool held)
+{
+	if (held && thread_held != NULL) {
+		thread_held = NULL;
 		unix_token_unbecome();
 	}
 }
@@ -698,6 +745,29 @@ NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 	if (ret == 0) {
 		ret = m->ops->fgetxattr(m, fh, name, buf, len);
 		vfs_unbecome(fh->vfs);
+	}
+	if (ret < 0) {
+		return ntstatus_from_errno(-ret);
+	}
+	*got = (size_t)ret;
+	return NT_STATUS_OK;
+}
+
+NTSTATUS vfs_getxattrat(struct vfs_fh *dirfh, const char *entry,
+			const char *attr, void *buf, size_t len, size_t *got)
+{
+	struct vfs_module *m = dirfh->vfs->top;
+	int ret;
+
+	VFS_FIND(m, getxattrat);
+	if (m == NULL || strchr(entry, '/') != NULL ||
+	    strcmp(entry, "..") == 0 || strcmp(entry, ".") == 0) {
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	ret = vfs_become(dirfh->vfs);
+	if (ret == 0) {
+		ret = m->ops->getxattrat(m, dirfh, entry, attr, buf, len);
+		vfs_unbecome(dirfh->vfs);
 	}
 	if (ret < 0) {
 		return ntstatus_from_errno(-ret);

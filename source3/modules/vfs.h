@@ -227,6 +227,14 @@ struct vfs_ops {
 	int (*fchmod)(struct vfs_module *m, struct vfs_fh *fh, mode_t mode);
 	int (*fgetxattr)(struct vfs_module *m, struct vfs_fh *fh,
 			 const char *name, void *buf, size_t len);
+	/*
+	 * The xattr attr of entry, one component of the directory dirfh,
+	 * not following it if it is a symlink (a directory listing reads
+	 * DOS attributes this way, without opening every entry).
+	 */
+	int (*getxattrat)(struct vfs_module *m, struct vfs_fh *dirfh,
+			  const char *entry, const char *attr, void *buf,
+			  size_t len);
 	int (*fsetxattr)(struct vfs_module *m, struct vfs_fh *fh,
 			 const char *name, const void *buf, size_t len,
 			 int flags);
@@ -372,6 +380,10 @@ NTSTATUS vfs_fgetxattr(struct vfs_fh *fh, const char *name, void *buf,
 		       size_t len, size_t *got);
 NTSTATUS vfs_fsetxattr(struct vfs_fh *fh, const char *name,
 		       const void *buf, size_t len, int flags);
+/* As vfs_fgetxattr, of a directory's entry (vfs_ops.getxattrat) */
+NTSTATUS vfs_getxattrat(struct vfs_fh *dirfh, const char *entry,
+			const char *attr, void *buf, size_t len,
+			size_t *got);
 /* *got: bytes of NUL-separated names (len 0 asks for the size only) */
 NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
 			size_t *got);
@@ -510,6 +522,16 @@ int vfs_io_recv(struct tevent_req *req, size_t *count);
  * (vfs_default's pread ...) do it in the module.
  */
 int vfs_become(const struct vfs_handle *vfs);
+/*
+ * A stretch of many synchronous calls as one user (a directory listing:
+ * several per entry): switches the thread once, and vfs_become and
+ * vfs_unbecome for the same token are free until vfs_release(the
+ * result).  false: nothing held (no token, a hold already running, or
+ * the switch failed: each call then switches as usual).  Never across a
+ * return to the event loop.
+ */
+bool vfs_hold(const struct vfs_handle *vfs);
+void vfs_release(bool held);
 /* faccessat(fh, mode) as the handle's user (R_OK, W_OK ...) */
 NTSTATUS vfs_faccess(struct vfs_fh *fh, int mode);
 void vfs_unbecome(const struct vfs_handle *vfs);

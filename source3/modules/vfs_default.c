@@ -479,6 +479,49 @@ static int default_fgetxattr(struct vfs_module *m, struct vfs_fh *fh,
 	return n < 0 ? -errno : (int)n;
 }
 
+/*
+ * getxattrat(2) (Linux 6.13) looks up one component from the directory
+ * fd; older kernels: the directory's /proc link and the name, a longer
+ * walk to the same inode.  Never follows the entry.
+ */
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
+
+struct default_xattr_args {
+	uint64_t value;
+	uint32_t size;
+	uint32_t flags;
+};
+
+static int default_getxattrat(struct vfs_module *m, struct vfs_fh *dirfh,
+			      const char *entry, const char *attr,
+			      void *buf, size_t len)
+{
+	static bool no_getxattrat;
+	struct default_xattr_args a = {
+		.value = (uintptr_t)buf,
+		.size = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len,
+	};
+	char p[PATH_MAX];
+	ssize_t n;
+
+	if (!no_getxattrat) {
+		n = syscall(SYS_getxattrat, dirfh->fd, entry,
+			    AT_SYMLINK_NOFOLLOW, attr, &a, sizeof(a));
+		if (n >= 0 || errno != ENOSYS) {
+			return n < 0 ? -errno : (int)n;
+		}
+		no_getxattrat = true;
+	}
+	if (snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dirfh->fd,
+		     entry) >= (int)sizeof(p)) {
+		return -ENAMETOOLONG;
+	}
+	n = lgetxattr(p, attr, buf, len);
+	return n < 0 ? -errno : (int)n;
+}
+
 static int default_fsetxattr(struct vfs_module *m, struct vfs_fh *fh,
 			     const char *name, const void *buf, size_t len,
 			     int flags)
@@ -671,6 +714,7 @@ const struct vfs_ops vfs_default_ops = {
 	.fntimes = default_fntimes,
 	.fchmod = default_fchmod,
 	.fgetxattr = default_fgetxattr,
+	.getxattrat = default_getxattrat,
 	.fsetxattr = default_fsetxattr,
 	.copy_range = default_copy_range,
 	.seek_data = default_seek_data,

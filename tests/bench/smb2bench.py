@@ -8,7 +8,7 @@ module is installed), over one share directory.  Runs alternate between
 the two servers row by row; each row's value is the median of --runs.
 Rows:
 
-  get/put   --rw=read|write --bs=1m --iodepth=4, 1 and 4 jobs (numjobs),
+  get/put   --rw=read|write --bs=1m --iodepth=4, 1, 4 and 16 jobs (numjobs),
             guest / signed / encrypted: MB/s, server CPU s/GiB
   randread  --bs=4k --iodepth=32, 1 and 2 channels (signed, a user):
             IOPS, server CPU us/op
@@ -93,7 +93,7 @@ def rows(a):
     for op in ('get', 'put'):
         if op not in wants:
             continue
-        for n in (1, 4):
+        for n in (1, 4, 16):
             for sec in ('guest', 'sign', 'encrypt'):
                 args = ['--bs=1m', '--iodepth=4', '--numjobs=%d' % n]
                 args += ['--rw=read', '--filename=get.bin'] if op == 'get' \

@@ -5,6 +5,7 @@
  * the open is the pattern, how far the "." and ".." entries got, and at
  * most one entry that was read but did not fit in the last response.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include "source3/modules/vfs.h"
@@ -18,6 +19,8 @@ struct smbd_dir {
 	char *pattern;          /* NULL until the first query */
 	int dots;               /* "." and ".." sent so far: 0..2 */
 	char *pending;          /* read, matched, not yet sent */
+	unsigned char pending_type;
+	unsigned char type;     /* DT_* of the name dir_next gave */
 	uint64_t matched;       /* entries sent since the (re)start */
 	bool ended;
 	bool xattrs;            /* false once the fs refused user xattrs */
@@ -111,6 +114,10 @@ static NTSTATUS dir_entry_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	if (d->dots < 2) {
 		return dir_dot_meta(mem_ctx, open, d->dots, m);
 	}
+	if (d->type == DT_REG || d->type == DT_DIR) {
+		return smbd_meta_in_dir(open->fh, open->name, name,
+					&d->xattrs, m);
+	}
 	path = open->name[0] == '\0' ? talloc_strdup(mem_ctx, name) :
 		talloc_asprintf(mem_ctx, "%s/%s", open->name, name);
 	if (path == NULL) {
@@ -128,17 +135,20 @@ static NTSTATUS dir_next(struct smbd_dir *d, const char **name)
 	struct vfs_dirent ent;
 	NTSTATUS status;
 
+	d->type = DT_UNKNOWN;
 	if (d->dots < 2) {
 		*name = d->dots == 0 ? "." : "..";
 		return NT_STATUS_OK;
 	}
 	if (d->pending != NULL) {
 		*name = d->pending;
+		d->type = d->pending_type;
 		return NT_STATUS_OK;
 	}
 	status = vfs_readdir(d->vdir, &ent);
 	if (NT_STATUS_IS_OK(status)) {
 		*name = ent.name;
+		d->type = ent.type;
 	}
 	return status;
 }
@@ -192,6 +202,7 @@ static NTSTATUS dir_add(TALLOC_CTX *tmp, struct smbd_open *open,
 			if (d->pending == NULL) {
 				return NT_STATUS_NO_MEMORY;
 			}
+			d->pending_type = d->type;
 		}
 		return NT_STATUS_OK;
 	}
@@ -235,6 +246,7 @@ NTSTATUS smbd_dir_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	struct smbd_dir *d = NULL;
 	struct smb2_dirlist l;
 	bool full = false;
+	bool held = false;
 	TALLOC_CTX *tmp = NULL;
 	NTSTATUS status = dir_state(open, &d);
 
@@ -256,8 +268,11 @@ NTSTATUS smbd_dir_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 		return NT_STATUS_NO_MEMORY;
 	}
 	smb2_dirlist_init(&l, q->info_class, *out, q->max_len);
+	/* one switch for the whole batch, not several per entry */
+	held = vfs_hold(open->tcon->vfs);
 	status = dir_fill(tmp, open, d, &l,
 			  (q->flags & SMB2_RETURN_SINGLE_ENTRY) != 0, &full);
+	vfs_release(held);
 	talloc_free(tmp);
 	if (NT_STATUS_EQUAL(status, NT_STATUS_NO_MORE_FILES)) {
 		d->ended = true;

@@ -75,13 +75,10 @@ static bool dm_parse_samba(const uint8_t *b, size_t len,
 	return true;
 }
 
-NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm)
+/* status of reading the xattr, and its value in buf */
+static NTSTATUS dm_parse(NTSTATUS status, const uint8_t *buf, size_t got,
+			 struct smbd_dosmode *dm)
 {
-	uint8_t buf[XATTR_DOSATTRIB_SIZE_MAX];
-	size_t got = 0;
-	NTSTATUS status = vfs_fgetxattr(fh, SMBD_DOSATTRIB_XATTR, buf,
-					sizeof(buf), &got);
-
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;          /* none stored, or no xattrs here */
 	}
@@ -89,6 +86,16 @@ NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm)
 		return NT_STATUS_OK;
 	}
 	return NT_STATUS_OBJECT_NAME_NOT_FOUND;   /* unknown: ignored */
+}
+
+NTSTATUS smbd_dosmode_get(struct vfs_fh *fh, struct smbd_dosmode *dm)
+{
+	uint8_t buf[XATTR_DOSATTRIB_SIZE_MAX];
+	size_t got = 0;
+	NTSTATUS status = vfs_fgetxattr(fh, SMBD_DOSATTRIB_XATTR, buf,
+					sizeof(buf), &got);
+
+	return dm_parse(status, buf, got, dm);
 }
 
 /*
@@ -232,5 +239,45 @@ NTSTATUS smbd_meta_at(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 	m->attributes = smbd_names_attributes(vfs, base, m->attributes,
 					      NT_STATUS_IS_OK(status));
 	talloc_free(fh);
+	return NT_STATUS_OK;
+}
+
+/*
+ * A directory entry readdir called a regular file or directory: one statx
+ * and one xattr lookup from the directory, no open (a listing's cost is
+ * these calls, docs/performance.md "Workers").  Symlinks and unknown
+ * types go through smbd_meta_at, which follows a link inside the share
+ * only.  If the entry became a symlink meanwhile, statat follows it as
+ * smbd_meta_at would, and its DOS attributes are the link's (none).
+ */
+NTSTATUS smbd_meta_in_dir(struct vfs_fh *dirfh, const char *dir_path,
+			  const char *base, bool *xattrs,
+			  struct smb2_file_meta *m)
+{
+	uint8_t buf[XATTR_DOSATTRIB_SIZE_MAX];
+	struct smbd_dosmode dm;
+	struct statx st;
+	size_t got = 0;
+	NTSTATUS status = vfs_statat(dirfh, dir_path, base, &st);
+
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	smbd_meta_from_statx(&st, base, m);
+	status = NT_STATUS_NOT_FOUND;
+	if (*xattrs) {
+		status = dm_parse(vfs_getxattrat(dirfh, base,
+						 SMBD_DOSATTRIB_XATTR, buf,
+						 sizeof(buf), &got),
+				  buf, got, &dm);
+		if (NT_STATUS_IS_OK(status)) {
+			smbd_dosmode_apply(&dm, m);
+		} else if (NT_STATUS_EQUAL(status, NT_STATUS_NOT_SUPPORTED)) {
+			*xattrs = false;
+		}
+	}
+	m->attributes = smbd_names_attributes(dirfh->vfs, base,
+					      m->attributes,
+					      NT_STATUS_IS_OK(status));
 	return NT_STATUS_OK;
 }

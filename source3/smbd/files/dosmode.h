@@ -82,4 +82,12 @@ NTSTATUS smbd_meta_at(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 		      const char *path, const char *base, bool *xattrs,
 		      struct smb2_file_meta *m);
 
+/*
+ * The same for base, an entry of the open directory dirfh (share path
+ * dir_path) that readdir said is a file or a directory: no open.
+ */
+NTSTATUS smbd_meta_in_dir(struct vfs_fh *dirfh, const char *dir_path,
+			  const char *base, bool *xattrs,
+			  struct smb2_file_meta *m);
+
 #endif

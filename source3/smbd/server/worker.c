@@ -205,12 +205,32 @@ static void worker_crypto_start(struct smbd_worker *w)
 	}
 }
 
+/*
+ * Adaptive: a worker that finds the lock taken spins a little before it
+ * sleeps, since it is held for microseconds (one request's protocol
+ * work); a futex sleep and wakeup per handoff cost more than that
+ * (docs/performance.md, "Workers").
+ */
+static int worker_lock_init(pthread_mutex_t *lock)
+{
+	pthread_mutexattr_t attr;
+	int ret;
+
+	if (pthread_mutexattr_init(&attr) != 0) {
+		return -1;
+	}
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+	ret = pthread_mutex_init(lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	return ret == 0 ? 0 : -1;
+}
+
 int smbd_workers_init(struct smbd_server *server)
 {
 	struct smbd_workers *ws = talloc_zero(server, struct smbd_workers);
 	struct smbd_worker *w = NULL;
 
-	if (ws == NULL || pthread_mutex_init(&ws->lock, NULL) != 0) {
+	if (ws == NULL || worker_lock_init(&ws->lock) != 0) {
 		return -1;
 	}
 	server->workers = ws;
