@@ -10,7 +10,7 @@ Rows:
 
   get/put   --rw=read|write --bs=1m --iodepth=4, 1, 4 and 16 jobs (numjobs),
             guest / signed / encrypted: MB/s, server CPU s/GiB
-  randread  --bs=4k --iodepth=32, 1 and 2 channels (signed, a user):
+  randread  --bs=4k --iodepth=32, 1 and 4 channels (signed, a user):
             IOPS, server CPU us/op
   metadata  create (CREATE+WRITE 4 KiB+CLOSE), stat, listdir (a folder
             of --listdir-files), connect (a user's logon): ops/s, server
@@ -60,7 +60,7 @@ def parse_args(argv=None):
                     help='bytes written by every put job')
     ap.add_argument('--secs', type=float, default=3,
                     help='runtime of the time based rows')
-    ap.add_argument('--listdir-files', type=int, default=2000)
+    ap.add_argument('--listdir-files', type=int, default=10000)
     ap.add_argument('--rows', default='get,put,randread,meta')
     ap.add_argument('--dir', default='/dev/shm')
     ap.add_argument('--out', help='report file (default: stdout)')
@@ -101,7 +101,7 @@ def rows(a):
                 out.append(Row(op, '%s, %d job%s, %s' % (
                     op, n, 's' if n > 1 else '', sec), sec, args, 'MB/s'))
     if 'randread' in wants:
-        for ch in (1, 2):
+        for ch in (1, 4):
             out.append(Row('randread', '4 KiB randread, iodepth 32, %d '
                            'channel%s, signed' % (ch, 's' if ch > 1 else ''),
                            'sign', ['--rw=randread', '--bs=4k',

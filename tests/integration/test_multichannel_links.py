@@ -111,7 +111,9 @@ def srv(share_tree, accounts, links):
         "smb passwd file": str(base / "smbpasswd"),
         "server signing": "mandatory",
         "interfaces": ifaces,
-        "bind interfaces only": "yes"},
+        "bind interfaces only": "yes",
+        # the channels of the scaling run land on both (worker.c)
+        "smb2 workers": "2"},
         [{"name": "rw", "path": str(d), "read_only": False}])
     s.host = LINKS[0][0]
     s.wdir = d
@@ -267,11 +269,12 @@ def test_smb2bench_link_down_mid_run(srv):
 
 
 def test_smb2bench_scaling_over_links(srv, capsys):
-    """1 and 2 channels of one session over the two links, 1 MiB reads of
-    one file: both correct; the MB/s of each are printed (pytest -s) for
-    docs/performance.md, not judged (2 cores run client and server)."""
+    """1, 2 and 4 channels of one session over the two links (4: two per
+    link), 1 MiB reads of one file, on two workers: all correct; the MB/s
+    of each are printed (pytest -s) for docs/performance.md, not judged
+    (2 cores run client and server)."""
     rates = {}
-    for ch in (1, 2):
+    for ch in (1, 2, 4):
         p = bench_links(srv, "--rw=read", "--bs=1m", "--iodepth=8",
                         "--size=256m", "--filename=scale.bin",
                         "--time_based", "--runtime=3", "--verify=0",
@@ -281,5 +284,7 @@ def test_smb2bench_scaling_over_links(srv, capsys):
         rates[ch] = job["read"]["bw_bytes"] / 1e6
     with capsys.disabled():
         print("\nsmb2bench over the links, 1 MiB reads, iodepth 8: "
-              "1 channel %.0f MB/s, 2 channels %.0f MB/s (%.2fx)" %
-              (rates[1], rates[2], rates[2] / rates[1]))
+              "1 channel %.0f MB/s, 2 channels %.0f MB/s (%.2fx), "
+              "4 channels %.0f MB/s (%.2fx)" %
+              (rates[1], rates[2], rates[2] / rates[1], rates[4],
+               rates[4] / rates[1]))
