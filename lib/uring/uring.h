@@ -86,7 +86,10 @@ void uring_ev_disable(struct tevent_context *ev);
  * Only the owner stages, submits and reaps.  leave and enter are called
  * around each io_uring_enter of the owner, so that it can drop the lock
  * while the kernel copies: the user-space queue is the only ring state
- * other threads touch, and they touch it under the lock.
+ * other threads touch, and they touch it under the lock.  The last submit
+ * of a pass at BEFORE_WAIT calls leave but not enter: the loop waits next,
+ * and the caller's BEFORE_WAIT trace callback (called after the ring's)
+ * must then not leave again; its AFTER_WAIT enters.
  */
 void uring_ev_set_gate(struct tevent_context *ev, void (*leave)(void *),
 		       void (*enter)(void *), void *private_data);

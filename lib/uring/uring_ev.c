@@ -168,7 +168,12 @@ static void uring_stage_queue(struct uring *r)
 	}
 }
 
-static void uring_submit(struct uring *r)
+/*
+ * leave_open: the last submit before the loop waits; the gate stays open
+ * (the caller's BEFORE_WAIT callback sees that and does not close it
+ * again), so a worker does not take the lock back only to drop it.
+ */
+static void uring_submit(struct uring *r, bool leave_open)
 {
 	int ret;
 
@@ -179,7 +184,7 @@ static void uring_submit(struct uring *r)
 		ret = io_uring_submit(&r->ring);
 		r->stats.enter_calls++;
 	} while (ret == -EINTR);
-	if (r->gate_enter != NULL) {
+	if (r->gate_enter != NULL && !leave_open) {
 		r->gate_enter(r->gate_private);
 	}
 	r->submitted_this_pass = true;
@@ -211,7 +216,13 @@ static void uring_flush(struct uring *r, bool before_wait)
 		if (io_uring_sq_ready(&r->ring) == 0) {
 			return;
 		}
-		uring_submit(r);
+		if (before_wait && r->queue_head == NULL &&
+		    r->gate_leave != NULL) {
+			/* all staged; the wait comes next, with the gate open */
+			uring_submit(r, true);
+			return;
+		}
+		uring_submit(r, false);
 	} while (before_wait && r->queue_head != NULL &&
 		 io_uring_sq_ready(&r->ring) == 0);
 	if (r->queue_head != NULL) {
@@ -288,7 +299,7 @@ static struct io_uring_sqe *uring_exit_sqe(struct uring *r)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
 
 	if (sqe == NULL) {
-		uring_submit(r);
+		uring_submit(r, false);
 		sqe = io_uring_get_sqe(&r->ring);
 	}
 	return sqe;
@@ -315,7 +326,7 @@ static void uring_exit_cancel_all(struct uring *r)
 			io_uring_sqe_set_data64(sqe, 0);
 		}
 	}
-	uring_submit(r);
+	uring_submit(r, false);
 }
 
 static void uring_exit_reap(struct uring *r, struct io_uring_cqe *cqe)

@@ -49,18 +49,21 @@ struct smbd_worker *smbd_worker_self(void)
 	return worker_self;
 }
 
+/* w->holding: whether this worker holds the lock (its thread only) */
 static void lock_enter(void *private_data)
 {
-	struct smbd_workers *ws = private_data;
+	struct smbd_worker *w = private_data;
 
-	pthread_mutex_lock(&ws->lock);
+	pthread_mutex_lock(&w->server->workers->lock);
+	w->holding = true;
 }
 
 static void lock_leave(void *private_data)
 {
-	struct smbd_workers *ws = private_data;
+	struct smbd_worker *w = private_data;
 
-	pthread_mutex_unlock(&ws->lock);
+	w->holding = false;
+	pthread_mutex_unlock(&w->server->workers->lock);
 }
 
 static void worker_kick(struct smbd_worker *w)
@@ -128,10 +131,13 @@ static void trace_loop(enum tevent_trace_point tp, void *private_data)
 
 	switch (tp) {
 	case TEVENT_TRACE_BEFORE_WAIT:
-		pthread_mutex_unlock(&ws->lock);
+		/* the ring's last submit may have left it already */
+		if (w->holding) {
+			lock_leave(w);
+		}
 		break;
 	case TEVENT_TRACE_AFTER_WAIT:
-		pthread_mutex_lock(&ws->lock);
+		lock_enter(w);
 		break;
 	default:
 		break;
@@ -179,7 +185,7 @@ static int worker_hook(struct smbd_worker *w)
 	tevent_set_trace_callback(w->ev, trace_loop, w);
 	w->ring = uring_ev_get(w->ev);
 	if (w->ring != NULL) {
-		uring_ev_set_gate(w->ev, lock_leave, lock_enter, ws);
+		uring_ev_set_gate(w->ev, lock_leave, lock_enter, w);
 	}
 	return 0;
 }
@@ -244,7 +250,7 @@ int smbd_workers_init(struct smbd_server *server)
 	ws->w[0] = w;
 	ws->n = 1;
 	worker_self = w;
-	pthread_mutex_lock(&ws->lock);  /* worker 0 runs */
+	lock_enter(w);                  /* worker 0 runs */
 	if (worker_hook(w) != 0) {
 		return -1;
 	}
@@ -255,14 +261,13 @@ int smbd_workers_init(struct smbd_server *server)
 static void *worker_main(void *arg)
 {
 	struct smbd_worker *w = arg;
-	struct smbd_workers *ws = w->server->workers;
 	sigset_t all;
 
 	/* signals are worker 0's (tevent_add_signal on the main context) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	worker_self = w;
-	pthread_mutex_lock(&ws->lock);
+	lock_enter(w);
 	w->ev = tevent_context_init(w);
 	if (w->ev == NULL || worker_hook(w) != 0 || w->ring == NULL) {
 		DBG_ERR("worker %u: no event context or ring: it serves "
@@ -300,7 +305,7 @@ out:
 		TALLOC_FREE(w->ev);
 	}
 	w->ring = NULL;
-	pthread_mutex_unlock(&ws->lock);
+	lock_leave(w);
 	return NULL;
 }
 
@@ -359,14 +364,14 @@ void smbd_workers_stop(struct smbd_server *server)
 		ws->w[i]->stop = true;
 		worker_kick(ws->w[i]);
 	}
-	pthread_mutex_unlock(&ws->lock);
+	lock_leave(ws->w[0]);
 	for (i = 1; i < ws->n; i++) {
 		if (ws->w[i]->has_thread) {
 			pthread_join(ws->w[i]->thread, NULL);
 			ws->w[i]->has_thread = false;
 		}
 	}
-	pthread_mutex_lock(&ws->lock);
+	lock_enter(ws->w[0]);
 	/* from here on only this thread runs, and the lock goes first */
 	uring_ev_set_gate(server->ev, NULL, NULL, NULL);
 	ws->n = 1;

@@ -23,6 +23,7 @@ struct smbd_worker {
 	bool has_thread;                /* started by smbd_workers_start */
 	bool stop;                      /* leave the loop (under the lock) */
 	bool failed;                    /* could not set up: no connections */
+	bool holding;                   /* holds the server lock (own thread) */
 	struct tevent_context *ev;
 	struct uring *ring;             /* NULL: plain syscalls */
 	struct jobpool *crypto_pool;    /* NULL: crypto inline */
