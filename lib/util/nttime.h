@@ -9,13 +9,25 @@
 
 #define NTTIME_UNIX_EPOCH 116444736000000000ULL
 
+/*
+ * Times before 1970 are NTTIMEs too (a file dated 1968: smb2.timestamps);
+ * only those before 1601 (or past NTTIME's range) clamp.
+ */
+#define NTTIME_UNIX_MIN_SEC (-(int64_t)(NTTIME_UNIX_EPOCH / 10000000ULL))
+#define NTTIME_UNIX_MAX_SEC ((int64_t)((INT64_MAX - NTTIME_UNIX_EPOCH) / \
+				       10000000ULL) - 1)
+
 static inline uint64_t nttime_from_timespec(const struct timespec *ts)
 {
-	if (ts->tv_sec < 0) {
+	if (ts->tv_sec < NTTIME_UNIX_MIN_SEC) {
 		return 0;
 	}
-	return NTTIME_UNIX_EPOCH + (uint64_t)ts->tv_sec * 10000000ULL +
-	       (uint64_t)ts->tv_nsec / 100;
+	if (ts->tv_sec > NTTIME_UNIX_MAX_SEC) {
+		return (uint64_t)INT64_MAX;
+	}
+	return (uint64_t)((int64_t)NTTIME_UNIX_EPOCH +
+			  (int64_t)ts->tv_sec * 10000000 +
+			  (int64_t)ts->tv_nsec / 100);
 }
 
 static inline uint64_t nttime_now(void)

@@ -293,6 +293,18 @@ uint16_t vfs_ring_personality(const struct vfs_handle *vfs,
 	return t->more_personalities[i].id;
 }
 
+uint64_t vfs_file_index(const struct vfs_fh *fh, const struct statx *st)
+{
+	struct statx base;
+
+	/* fd is the stream's file (vfs_fh): no module to go through */
+	if (fh->stream == NULL ||
+	    statx(fh->fd, "", AT_EMPTY_PATH, STATX_INO, &base) != 0) {
+		return st->stx_ino;
+	}
+	return base.stx_ino;
+}
+
 /* ---- passing a call down ---- */
 
 int vfs_next_connect(struct vfs_module *m, const char *path)

@@ -323,6 +323,13 @@ NTSTATUS vfs_openat(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 		    const char *path, int flags, struct vfs_fh **out,
 		    struct statx *st);
 NTSTATUS vfs_fstat(struct vfs_fh *fh, struct statx *st);
+/*
+ * The file's index number (FileId) clients see for fh with metadata st:
+ * st's inode, except for a named stream, whose st carries an identity
+ * of its own for the file layer: then its file's inode (as Windows and
+ * Samba, smb2.fileid).
+ */
+uint64_t vfs_file_index(const struct vfs_fh *fh, const struct statx *st);
 NTSTATUS vfs_statat(struct vfs_fh *dirfh, const char *dir_path,
 		    const char *name, struct statx *st);
 NTSTATUS vfs_statvfs(struct vfs_handle *vfs, struct statvfs *st);

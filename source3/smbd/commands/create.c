@@ -331,11 +331,11 @@ static bool create_mxac(TALLOC_CTX *mem_ctx, const struct create_args *a,
 }
 
 /* QFid (2.2.14.2.9): DiskFileId the inode, VolumeId the device */
-static bool create_qfid(TALLOC_CTX *mem_ctx, const struct statx *st,
-			struct smb2_create_ctx *ctx)
+static bool create_qfid(TALLOC_CTX *mem_ctx, const struct vfs_fh *fh,
+			const struct statx *st, struct smb2_create_ctx *ctx)
 {
 	const struct smb2_qfid_rsp q = {
-		.disk_file_id = st->stx_ino,
+		.disk_file_id = vfs_file_index(fh, st),
 		.volume_id = ((uint64_t)st->stx_dev_major << 32) |
 			     st->stx_dev_minor,
 	};
@@ -425,7 +425,7 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 		return NT_STATUS_NO_MEMORY;
 	}
 	if (ctx_wanted(a, SMB2_CREATE_TAG_QFID) &&
-	    !create_qfid(mem_ctx, &res->st, &ctx[n++])) {
+	    !create_qfid(mem_ctx, open->fh, &res->st, &ctx[n++])) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	if (a->durable_granted &&

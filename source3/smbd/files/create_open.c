@@ -171,15 +171,16 @@ static NTSTATUS check_existing(const struct smbd_create_params *p,
 		/* FIFOs, sockets, devices are not served */
 		return NT_STATUS_ACCESS_DENIED;
 	}
+	/* before the type: a mkdir over a file collides (smb2.mkdir) */
+	if (p->disposition == SMB2_FILE_CREATE) {
+		return NT_STATUS_OBJECT_NAME_COLLISION;
+	}
 	if (is_dir && (p->is_stream ||
 		       (p->options & SMB2_FILE_NON_DIRECTORY_FILE))) {
 		return NT_STATUS_FILE_IS_A_DIRECTORY;
 	}
 	if (!is_dir && (p->options & SMB2_FILE_DIRECTORY_FILE)) {
 		return NT_STATUS_NOT_A_DIRECTORY;
-	}
-	if (p->disposition == SMB2_FILE_CREATE) {
-		return NT_STATUS_OBJECT_NAME_COLLISION;
 	}
 	if (is_dir && disp_truncates(p->disposition)) {
 		return NT_STATUS_INVALID_PARAMETER;

@@ -200,6 +200,7 @@ NTSTATUS smbd_meta_from_fh(struct vfs_fh *fh, const struct statx *st,
 	bool stored = false;
 
 	smbd_meta_from_statx(st, base, m);
+	m->file_id = vfs_file_index(fh, st);
 	if (NT_STATUS_IS_OK(smbd_dosmode_get(fh, &dm))) {
 		smbd_dosmode_apply(&dm, m);
 		stored = true;
@@ -266,10 +267,10 @@ NTSTATUS smbd_meta_in_dir(struct vfs_fh *dirfh, const char *dir_path,
 	smbd_meta_from_statx(&st, base, m);
 	status = NT_STATUS_NOT_FOUND;
 	if (*xattrs) {
-		status = dm_parse(vfs_getxattrat(dirfh, base,
-						 SMBD_DOSATTRIB_XATTR, buf,
-						 sizeof(buf), &got),
-				  buf, got, &dm);
+		/* two statements: got is read only after the call set it */
+		status = vfs_getxattrat(dirfh, base, SMBD_DOSATTRIB_XATTR, buf,
+					sizeof(buf), &got);
+		status = dm_parse(status, buf, got, &dm);
 		if (NT_STATUS_IS_OK(status)) {
 			smbd_dosmode_apply(&dm, m);
 		} else if (NT_STATUS_EQUAL(status, NT_STATUS_NOT_SUPPORTED)) {

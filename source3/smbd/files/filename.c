@@ -72,8 +72,11 @@ static NTSTATUS fn_push(const char **stack, size_t *depth, const char *c)
 	}
 	if (strcmp(c, "..") == 0) {
 		if (*depth == 0) {
-			/* above the share root (CVE-2015-5252's family) */
-			return NT_STATUS_OBJECT_NAME_INVALID;
+			/*
+			 * above the share root (CVE-2015-5252's family):
+			 * Samba's status (smb2.mkdir "..\\..\\..")
+			 */
+			return NT_STATUS_OBJECT_PATH_SYNTAX_BAD;
 		}
 		(*depth)--;
 		return NT_STATUS_OK;

@@ -147,7 +147,13 @@ void smbd_meta_from_statx(const struct statx *st, const char *base,
 		.create_time = smbd_create_time(st),
 		.access_time = nt_from_statx(&st->stx_atime),
 		.write_time = nt_from_statx(&st->stx_mtime),
-		.change_time = nt_from_statx(&st->stx_ctime),
+		/*
+		 * ChangeTime is the write time, as Samba reports it
+		 * (get_change_timespec): Linux's ctime cannot be set, and a
+		 * client that sets ChangeTime reads back what it set
+		 * (smb2.timestamps)
+		 */
+		.change_time = nt_from_statx(&st->stx_mtime),
 		.attributes = smbd_dos_attributes(st, base),
 		/* directories have no data: Samba reports 0 for both */
 		.allocation_size = is_dir ? 0 : st->stx_blocks * 512,
