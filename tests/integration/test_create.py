@@ -344,3 +344,45 @@ def test_read_only_share(rosrv):
         c.close()
     assert not (Path(rosrv.tree.share) / "new.txt").exists()
     assert (Path(rosrv.tree.share) / "exists.txt").read_bytes() == b"x"
+
+
+def create_attrs(c, name, disp, attrs):
+    """NTSTATUS of a CREATE with FileAttributes attrs (0: success)."""
+    f = Open(c.tree, name)
+    try:
+        f.create(ImpersonationLevel.Impersonation,
+                 A.GENERIC_READ | A.GENERIC_WRITE, attrs, SHARE_ALL, disp,
+                 0)
+    except SMBResponseException as e:
+        return e.status
+    f.close()
+    return 0
+
+
+@pytest.mark.parametrize("kept", [FileAttributes.FILE_ATTRIBUTE_HIDDEN,
+                                  FileAttributes.FILE_ATTRIBUTE_SYSTEM])
+def test_overwrite_needs_hidden_and_system_kept(client, wsrv, kept):
+    """MS-FSA 2.1.5.1.2.1: overwriting a file that has HIDDEN or SYSTEM
+    without asking for them again is ACCESS_DENIED (Windows, Samba:
+    smb2.openattr); with them it succeeds; a plain file is overwritten
+    with any attributes.  FILE_SUPERSEDE is not checked: Samba 4.17
+    replaces the file."""
+    name = "attr-%s.txt" % uuid.uuid4().hex[:8]
+    normal = FileAttributes.FILE_ATTRIBUTE_NORMAL
+    assert create_attrs(client, name, CreateDisposition.FILE_CREATE,
+                        kept) == 0
+    for disp in (CreateDisposition.FILE_OVERWRITE,
+                 CreateDisposition.FILE_OVERWRITE_IF):
+        assert create_attrs(client, name, disp, normal) == \
+            STATUS_ACCESS_DENIED
+    assert create_attrs(client, name, CreateDisposition.FILE_OPEN,
+                        normal) == 0
+    assert create_attrs(client, name, CreateDisposition.FILE_OVERWRITE,
+                        kept) == 0
+    assert create_attrs(client, name, CreateDisposition.FILE_SUPERSEDE,
+                        normal) == 0
+    plain = "plain-%s.txt" % uuid.uuid4().hex[:8]
+    assert create_attrs(client, plain, CreateDisposition.FILE_CREATE,
+                        normal) == 0
+    assert create_attrs(client, plain, CreateDisposition.FILE_OVERWRITE,
+                        normal) == 0

@@ -191,6 +191,32 @@ static NTSTATUS check_existing(const struct smbd_create_params *p,
 	return NT_STATUS_OK;
 }
 
+/*
+ * Overwriting a file whose stored attributes have HIDDEN or SYSTEM needs
+ * them in the request's FileAttributes too (MS-FSA 2.1.5.1.2.1): else
+ * ACCESS_DENIED, as Windows and Samba (smb2.openattr, smb2.dosmode).
+ * Attributes a name earns ("hide files", "hide dot files") do not count,
+ * and FILE_SUPERSEDE is not checked, both as in Samba 4.17
+ * (open_match_attributes; tests/integration/test_create.py).
+ */
+static NTSTATUS check_overwrite_attributes(const struct smbd_create_params *p,
+					   struct vfs_fh *fh)
+{
+	const uint32_t kept = SMB2_FILE_ATTRIBUTE_HIDDEN |
+			      SMB2_FILE_ATTRIBUTE_SYSTEM;
+	struct smbd_dosmode dm;
+
+	if (!disp_truncates(p->disposition) ||
+	    p->disposition == SMB2_FILE_SUPERSEDE || p->is_stream ||
+	    !NT_STATUS_IS_OK(smbd_dosmode_get(fh, &dm))) {
+		return NT_STATUS_OK;
+	}
+	if ((dm.attrs & kept & ~p->attributes) != 0) {
+		return NT_STATUS_ACCESS_DENIED;
+	}
+	return NT_STATUS_OK;
+}
+
 /* The READONLY attribute refuses writing and deleting (MS-FSA). */
 static NTSTATUS check_readonly(const struct smbd_create_params *p,
 			       struct vfs_fh *fh)
@@ -199,6 +225,10 @@ static NTSTATUS check_readonly(const struct smbd_create_params *p,
 	NTSTATUS status = smbd_dosmode_current(fh, smbd_filename_base(p->path),
 					       &dm);
 
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	status = check_overwrite_attributes(p, fh);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
