@@ -424,6 +424,7 @@ static void default_pwrite_ring_done(struct tevent_req *subreq)
 							  struct tevent_req);
 	size_t n = 0;
 	int ret = uring_pwrite_recv(subreq, &n);
+
 	TALLOC_FREE(subreq);
 	if (ret < 0) {
 		tevent_req_error(req, -ret);
