@@ -102,8 +102,13 @@ struct smb2_sid {
 #define SMB2_ACE_ACCESS_ALLOWED	0x00
 #define SMB2_ACE_ACCESS_DENIED	0x01
 
-/* AceFlags: the ACE is only inherited, it does not apply to its object */
-#define SMB2_ACE_INHERIT_ONLY	0x08
+/* AceFlags (MS-DTYP 2.4.4.1) */
+#define SMB2_ACE_OBJECT_INHERIT		0x01
+#define SMB2_ACE_CONTAINER_INHERIT	0x02
+#define SMB2_ACE_NO_PROPAGATE		0x04
+/* the ACE is only inherited, it does not apply to its object */
+#define SMB2_ACE_INHERIT_ONLY		0x08
+#define SMB2_ACE_INHERITED		0x10
 
 struct smb2_ace {
 	uint8_t type;
@@ -116,7 +121,19 @@ struct smb2_ace {
 #define SMB2_SD_DACL_PRESENT	0x0004
 #define SMB2_SD_DACL_DEFAULTED	0x0008
 #define SMB2_SD_SACL_PRESENT	0x0010
+#define SMB2_SD_DACL_AUTO_INHERIT_REQ	0x0100
+#define SMB2_SD_DACL_AUTO_INHERITED	0x0400
+#define SMB2_SD_DACL_PROTECTED	0x1000
 #define SMB2_SD_SELF_RELATIVE	0x8000
+/*
+ * Control bits a push keeps from smb2_secdesc.control: the DACL's
+ * inheritance state and the DEFAULTED marks; the PRESENT bits and
+ * SELF_RELATIVE follow from the parts themselves.
+ */
+#define SMB2_SD_CONTROL_KEPT	(0x0001 | 0x0002 | SMB2_SD_DACL_DEFAULTED | \
+				 SMB2_SD_DACL_AUTO_INHERIT_REQ | \
+				 SMB2_SD_DACL_AUTO_INHERITED | \
+				 SMB2_SD_DACL_PROTECTED)
 
 #define SMB2_ACL_REVISION	2
 #define SMB2_SD_HEADER_SIZE	20
@@ -135,6 +152,10 @@ struct smb2_secdesc {
 	bool has_sacl;
 	const struct smb2_ace *aces;
 	size_t num_aces;
+	/* pull: the Control field; push: its SMB2_SD_CONTROL_KEPT bits */
+	uint16_t control;
+	/* pull: the DACL has ACEs of other types (their SIDs not kept) */
+	bool other_aces;
 };
 
 /*

@@ -134,7 +134,8 @@ static void sd_mark(uint8_t *p, size_t hdr, size_t *ofs, size_t len)
 NTSTATUS smb2_secdesc_push(TALLOC_CTX *mem_ctx, const struct smb2_secdesc *sd,
 			   uint8_t **out, size_t *out_len)
 {
-	uint16_t control = SMB2_SD_SELF_RELATIVE;
+	uint16_t control = SMB2_SD_SELF_RELATIVE |
+			   (sd->control & SMB2_SD_CONTROL_KEPT);
 	size_t ofs = SMB2_SD_HEADER_SIZE;
 	NTSTATUS status = sd_check(sd);
 	uint8_t *p = NULL;
@@ -361,5 +362,12 @@ NTSTATUS smb2_secdesc_pull(TALLOC_CTX *mem_ctx, const uint8_t *buf,
 					&aces, &sd->num_aces);
 		sd->aces = aces;
 	}
+	for (n = 0; NT_STATUS_IS_OK(status) && n < sd->num_aces; n++) {
+		if (sd->aces[n].type != SMB2_ACE_ACCESS_ALLOWED &&
+		    sd->aces[n].type != SMB2_ACE_ACCESS_DENIED) {
+			sd->other_aces = true;
+		}
+	}
+	sd->control = control;
 	return status;
 }

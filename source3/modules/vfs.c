@@ -17,6 +17,7 @@ static const struct vfs_ops *const vfs_registry[] = {
 	&vfs_io_uring_ops,
 	&vfs_noop_ops,
 	&vfs_streams_xattr_ops,
+	&vfs_acl_xattr_ops,
 };
 
 static const struct vfs_ops *vfs_lookup(const char *name)

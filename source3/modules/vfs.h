@@ -57,6 +57,11 @@ struct vfs_handle {
 	/* a module serves named streams (vfs_streams_xattr's connect) */
 	bool streams;
 	/*
+	 * NT security descriptors are kept in security.NTACL and decide
+	 * access (vfs_acl_xattr's connect; smbd/files/ntacl.c)
+	 */
+	bool nt_acls;
+	/*
 	 * vfs_default: WRITEs of at least this many bytes go through the
 	 * ring with the token's personality, so the copy into the page
 	 * cache runs in io_uring_enter, outside the server lock, in
@@ -396,6 +401,16 @@ NTSTATUS vfs_flistxattr(struct vfs_fh *fh, char *buf, size_t len,
 			size_t *got);
 NTSTATUS vfs_fremovexattr(struct vfs_fh *fh, const char *name);
 
+/*
+ * A view of fh that acts with the daemon's rights (vfs_identity.c), on
+ * mem_ctx; freeing it leaves fh open.  Only for what the file layer
+ * decided itself after its own access check: the security.NTACL value
+ * (root-only) and the mode and POSIX ACL an NT ACL maps to, which a
+ * user granted WRITE_DAC by that ACL may set on another's file, as in
+ * Samba.
+ */
+struct vfs_fh *vfs_fh_as_daemon(TALLOC_CTX *mem_ctx, struct vfs_fh *fh);
+
 /* see the copy_range op; ranges past INT64_MAX: INVALID_PARAMETER */
 NTSTATUS vfs_copy_range(struct vfs_fh *src, uint64_t src_off,
 			struct vfs_fh *dst, uint64_t dst_off, uint64_t len,
@@ -548,5 +563,6 @@ extern const struct vfs_ops vfs_default_ops;
 extern const struct vfs_ops vfs_io_uring_ops;
 extern const struct vfs_ops vfs_noop_ops;
 extern const struct vfs_ops vfs_streams_xattr_ops;
+extern const struct vfs_ops vfs_acl_xattr_ops;
 
 #endif

@@ -132,3 +132,23 @@ uint16_t vfs_ring_personality(const struct vfs_handle *vfs,
 	}
 	return t->more_personalities[i].id;
 }
+
+struct vfs_fh_daemon {
+	struct vfs_handle vfs;
+	struct vfs_fh fh;
+};
+
+struct vfs_fh *vfs_fh_as_daemon(TALLOC_CTX *mem_ctx, struct vfs_fh *fh)
+{
+	struct vfs_fh_daemon *d = talloc_zero(mem_ctx, struct vfs_fh_daemon);
+
+	if (d == NULL) {
+		return NULL;
+	}
+	/* copies without their destructors: nothing is closed twice */
+	d->vfs = *fh->vfs;
+	d->vfs.token = NULL;
+	d->fh = *fh;
+	d->fh.vfs = &d->vfs;
+	return &d->fh;
+}

@@ -22,6 +22,25 @@ NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode)
 	return NT_STATUS_NOT_SUPPORTED;
 }
 
+/* and its NT ACL branch (ntacl.c, tested through the server) */
+bool smbd_ntacl_share(const struct smbd_tcon *tcon)
+{
+	return false;
+}
+
+NTSTATUS smbd_ntacl_set(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			struct vfs_fh *fh, const struct smb2_secdesc *sd,
+			uint32_t secinfo)
+{
+	return NT_STATUS_NOT_SUPPORTED;
+}
+
+NTSTATUS smbd_ntacl_query(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
+			  uint32_t secinfo, uint8_t **out, size_t *out_len)
+{
+	return NT_STATUS_NOT_SUPPORTED;
+}
+
 /* ---- FILE_FULL_EA_INFORMATION lists ---- */
 
 /*

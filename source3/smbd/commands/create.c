@@ -22,6 +22,7 @@
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/replay.h"
 #include "source3/smbd/files/ea.h"
+#include "source3/smbd/files/ntacl.h"
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/session/session.h"
 #include "source3/smbd/files/lease.h"
@@ -517,8 +518,20 @@ static NTSTATUS create_do_open(struct create_args *a,
 		.may_wait = req->may_go_async,
 		.retry = a->retry,
 	};
+	struct smb2_secdesc secd;
+	bool has_secd = false;
 	NTSTATUS status = create_check_contexts(req->tcon, &a->r.contexts);
 
+	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(req->tcon)) {
+		p.requested = create_map_generic(
+			a->r.desired_access & ~SMB2_MAXIMUM_ALLOWED, 0);
+		p.maximum_allowed =
+			(a->r.desired_access & SMB2_MAXIMUM_ALLOWED) != 0;
+		p.max_access = a->max_access;
+		status = smbd_secdesc_create_get(a, &a->r.contexts, &secd,
+						 &has_secd);
+		p.secd = has_secd ? &secd : NULL;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_alsi(&a->r.contexts, &p.allocation_size);
 	}
@@ -546,6 +559,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_create_open(a, req->tcon, &p, res);
 	}
+	if (NT_STATUS_IS_OK(status) && res->ntacl_checked) {
+		a->access = res->access;
+		a->max_access &= res->granted;
+	}
 	if (NT_STATUS_IS_OK(status) && res->path != NULL) {
 		a->path = talloc_strdup(a, res->path);  /* the on-disk name */
 		status = a->path ? NT_STATUS_OK : NT_STATUS_NO_MEMORY;
@@ -554,7 +571,8 @@ static NTSTATUS create_do_open(struct create_args *a,
 		status = smbd_ea_create_apply(req->tcon, res->fh, res->action,
 					      &a->r.contexts);
 	}
-	if (NT_STATUS_IS_OK(status)) {
+	if (NT_STATUS_IS_OK(status) && !smbd_ntacl_share(req->tcon)) {
+		/* with NT ACLs the file layer stored it (ntacl.c) */
 		status = smbd_secdesc_create_apply(res->fh, res->action,
 						   &a->r.contexts);
 	}

@@ -20,6 +20,7 @@
 #include "source3/smbd/files/create_open.h"
 #include "source3/smbd/files/dosmode.h"
 #include "source3/smbd/files/filename.h"
+#include "source3/smbd/files/ntacl.h"
 #include "source3/smbd/files/open_files.h"
 
 /* Access bits that need the file's data, as opposed to its metadata */
@@ -390,17 +391,41 @@ NTSTATUS smbd_create_open_oplock(struct smbd_tcon *tcon,
 	return status;
 }
 
+/*
+ * An NT ACL share: the file's descriptor decides, before share modes
+ * (MS-FSA 2.1.5.1.2.1); MAXIMUM_ALLOWED becomes what it grants.
+ */
+NTSTATUS smbd_create_check_ntacl(struct smbd_tcon *tcon,
+				 struct smbd_create_params *p,
+				 struct smbd_create_result *out)
+{
+	NTSTATUS status = smbd_ntacl_check_open(out->fh, tcon, p->path,
+						out->fh, &out->st,
+						p->requested, &out->granted);
+
+	if (NT_STATUS_IS_OK(status) && p->maximum_allowed) {
+		p->access = p->requested | (out->granted & p->max_access);
+	}
+	out->ntacl_checked = NT_STATUS_IS_OK(status);
+	out->access = p->access;
+	return status;
+}
+
 static NTSTATUS use_existing(struct smbd_tcon *tcon,
-			     const struct smbd_create_params *p,
+			     struct smbd_create_params *p,
 			     struct smbd_create_result *out)
 {
 	struct smbd_server *server = tcon->session->conn->server;
 	NTSTATUS status = check_existing(p, &out->st);
 
+	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(tcon)) {
+		status = smbd_create_check_ntacl(tcon, p, out);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = check_readonly(p, out->fh);
 	}
-	if (NT_STATUS_IS_OK(status)) {
+	if (NT_STATUS_IS_OK(status) && !smbd_ntacl_share(tcon)) {
+		/* with NT ACLs the directory's DELETE_CHILD decided */
 		status = check_delete(out->fh, tcon, p, out);
 	}
 	if (NT_STATUS_IS_OK(status)) {
@@ -512,6 +537,14 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		/* no EFS: what a standalone Windows or Samba server says */
 		return NT_STATUS_ACCESS_DENIED;
 	}
+	if (smbd_ntacl_share(tcon)) {
+		status = smbd_ntacl_check_create(
+			mem_ctx, tcon, p->path,
+			(p->options & SMB2_FILE_DIRECTORY_FILE) != 0);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
+	}
 	if (p->options & SMB2_FILE_DIRECTORY_FILE) {
 		status = vfs_mkdirat(tcon->vfs, p->path, tcon->vfs->dir_mode);
 		if (NT_STATUS_IS_OK(status)) {
@@ -528,6 +561,13 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	if (NT_STATUS_IS_OK(status) && (tcon->share->inherit_permissions ||
 					tcon->share->inherit_owner)) {
 		status = inherit_from_parent(mem_ctx, tcon, p->path, out);
+	}
+	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(tcon)) {
+		status = smbd_ntacl_create_apply(mem_ctx, tcon, p->path,
+						 out->fh, p->secd);
+		if (NT_STATUS_IS_OK(status)) {
+			status = vfs_fstat(out->fh, &out->st);
+		}
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		out->oplock_level = smbd_oplock_grant_new(

@@ -27,6 +27,18 @@ struct smbd_create_params {
 	bool is_stream;                 /* x::$DATA */
 	const char *stream;             /* x:s: the named stream s, or NULL */
 	uint32_t access;                /* granted, generic rights mapped */
+	/*
+	 * For an NT ACL share (ntacl.h): what the client asked for
+	 * explicitly (generic rights mapped, without MAXIMUM_ALLOWED),
+	 * whether it asked MAXIMUM_ALLOWED, and the share's most; access
+	 * becomes requested plus, with MAXIMUM_ALLOWED, what the file's
+	 * descriptor grants within max_access
+	 */
+	uint32_t requested;
+	bool maximum_allowed;
+	uint32_t max_access;
+	/* the CREATE's SecD (a new file's descriptor), or NULL */
+	const struct smb2_secdesc *secd;
 	uint32_t share_access;
 	uint32_t disposition;
 	uint32_t options;
@@ -49,7 +61,19 @@ struct smbd_create_result {
 	uint32_t lease_state;           /* what it may hold */
 	/* the name as on disk when it differs from p->path (casefold.c) */
 	const char *path;
+	/*
+	 * NT ACL share, existing file: its descriptor was checked; access
+	 * is what the open gets, granted what the descriptor grants
+	 */
+	bool ntacl_checked;
+	uint32_t access;
+	uint32_t granted;
 };
+
+/* NT ACL share: check an existing file's descriptor (create_open.c). */
+NTSTATUS smbd_create_check_ntacl(struct smbd_tcon *tcon,
+				 struct smbd_create_params *p,
+				 struct smbd_create_result *out);
 
 /*
  * Open or create p->path as the disposition says (MS-FSA 2.1.5.1):

@@ -16,6 +16,7 @@
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/files/create_open.h"
 #include "source3/smbd/files/dir.h"
+#include "source3/smbd/files/ntacl.h"
 #include "source3/smbd/files/open_files.h"
 
 #define SD_AUTH_WORLD		1       /* S-1-1-0 Everyone */
@@ -51,6 +52,11 @@ static void sd_unix_sid(struct smb2_sid *sid, uint32_t kind, uint32_t id)
 		.num_auths = 2, .authority = SD_AUTH_UNIX,
 		.sub_auths = { kind, id },
 	};
+}
+
+void smbd_secdesc_unix_sid(struct smb2_sid *sid, bool group, uint32_t id)
+{
+	sd_unix_sid(sid, group ? SD_UNIX_GROUP : SD_UNIX_USER, id);
 }
 
 NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx, const struct statx *st,
@@ -97,6 +103,10 @@ NTSTATUS smbd_secdesc_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	    !(open->access_mask & SMB2_READ_CONTROL)) {
 		return NT_STATUS_ACCESS_DENIED;
 	}
+	if (smbd_ntacl_share(open->tcon)) {
+		return smbd_ntacl_query(mem_ctx, open->fh, secinfo, out,
+					out_len);
+	}
 	status = vfs_fstat(open->fh, &st);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
@@ -128,6 +138,16 @@ static bool sd_is_unix(const struct smb2_sid *sid, uint32_t kind)
 {
 	return sid->authority == SD_AUTH_UNIX && sid->num_auths == 2 &&
 	       sid->sub_auths[0] == kind;
+}
+
+bool smbd_secdesc_unix_id(const struct smb2_sid *sid, bool group,
+			  uint32_t *id)
+{
+	if (!sd_is_unix(sid, group ? SD_UNIX_GROUP : SD_UNIX_USER)) {
+		return false;
+	}
+	*id = sid->sub_auths[1];
+	return true;
 }
 
 static enum sd_class sd_class_of(const struct smb2_sid *sid, uint32_t uid,
@@ -284,14 +304,18 @@ NTSTATUS smbd_secdesc_set(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	if (smbd_ntacl_share(open->tcon)) {
+		return smbd_ntacl_set(mem_ctx, open->tcon, open->fh, &sd,
+				      secinfo);
+	}
 	return smbd_secdesc_apply(open->fh, &sd, secinfo);
 }
 
 /* ---- CREATE's SecD (MS-SMB2 2.2.13.2.1) ---- */
 
-static NTSTATUS sd_create_pull(TALLOC_CTX *mem_ctx,
-			       const struct smb2_create_ctx_list *l,
-			       struct smb2_secdesc *sd, bool *found)
+NTSTATUS smbd_secdesc_create_get(TALLOC_CTX *mem_ctx,
+				 const struct smb2_create_ctx_list *l,
+				 struct smb2_secdesc *sd, bool *found)
 {
 	size_t n = 0;
 	const struct smb2_create_ctx *c = smb2_create_ctx_find(
@@ -314,7 +338,7 @@ NTSTATUS smbd_secdesc_create_check(const struct smb2_create_ctx_list *l)
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = sd_create_pull(tmp, l, &sd, &found);
+	status = smbd_secdesc_create_get(tmp, l, &sd, &found);
 	talloc_free(tmp);
 	return status;
 }
@@ -335,7 +359,7 @@ NTSTATUS smbd_secdesc_create_apply(struct vfs_fh *fh, uint32_t action,
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = sd_create_pull(tmp, l, &sd, &found);
+	status = smbd_secdesc_create_get(tmp, l, &sd, &found);
 	if (NT_STATUS_IS_OK(status) && found) {
 		secinfo = (sd.owner ? SMB2_OWNER_SECURITY_INFORMATION : 0) |
 			(sd.group ? SMB2_GROUP_SECURITY_INFORMATION : 0) |

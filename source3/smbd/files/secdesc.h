@@ -14,6 +14,12 @@
 #include "source3/smbd/files/dir.h"
 #include "source3/smbd/files/open_files.h"
 
+/* S-1-22-1-id (a Unix user) or, group, S-1-22-2-id (a Unix group) */
+void smbd_secdesc_unix_sid(struct smb2_sid *sid, bool group, uint32_t id);
+/* The reverse: false for any other SID. */
+bool smbd_secdesc_unix_id(const struct smb2_sid *sid, bool group,
+			  uint32_t *id);
+
 /* Rights for one rwx triple (the bits in the low three of perms). */
 uint32_t smbd_secdesc_rights(unsigned perms);
 
@@ -59,6 +65,11 @@ NTSTATUS smbd_secdesc_apply(struct vfs_fh *fh, const struct smb2_secdesc *sd,
  */
 NTSTATUS smbd_secdesc_set(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 			  uint32_t secinfo, const uint8_t *buf, size_t len);
+
+/* CREATE's SecD context, parsed; *found false without one. */
+NTSTATUS smbd_secdesc_create_get(TALLOC_CTX *mem_ctx,
+				 const struct smb2_create_ctx_list *l,
+				 struct smb2_secdesc *sd, bool *found);
 
 /* CREATE's SecD: parsed before anything is created ... */
 NTSTATUS smbd_secdesc_create_check(const struct smb2_create_ctx_list *l);

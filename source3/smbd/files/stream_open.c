@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/create_open.h"
+#include "source3/smbd/files/ntacl.h"
 #include "source3/smbd/files/share_mode.h"
 
 #define STREAM_READ_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)
@@ -115,6 +116,7 @@ NTSTATUS smbd_stream_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 				 struct smbd_create_result *out)
 {
 	struct smbd_create_result base = { .fh = NULL };
+	struct smbd_create_params sp = *p;
 	bool created = false;
 	NTSTATUS status;
 
@@ -125,6 +127,15 @@ NTSTATUS smbd_stream_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	status = stream_open_base(mem_ctx, tcon, p, &base);
 	if (NT_STATUS_IS_OK(status)) {
 		status = stream_check_access(p, base.fh);
+	}
+	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(tcon)) {
+		/* the file's descriptor governs its streams */
+		sp.path = base.path != NULL ? base.path : p->path;
+		status = smbd_create_check_ntacl(tcon, &sp, &base);
+		out->ntacl_checked = base.ntacl_checked;
+		out->access = base.access;
+		out->granted = base.granted;
+		p = &sp;
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_stream_open(mem_ctx, base.fh, p->stream,
