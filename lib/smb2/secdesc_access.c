@@ -104,126 +104,130 @@ uint32_t smb2_secdesc_granted(const struct smb2_secdesc *sd,
 /* ---- inheritance ---- */
 
 
-/* CREATOR OWNER / CREATOR GROUP become the new object's owner, group. */
-static bool sid_replace(struct smb2_sid *sid, const struct smb2_sid *owner,
-			const struct smb2_sid *group)
+/* The new object's SID for CREATOR OWNER / GROUP, or NULL. */
+static const struct smb2_sid *creator_of(const struct smb2_sid *sid,
+					 const struct smb2_sid *owner,
+					 const struct smb2_sid *group)
 {
-	if (sid_is(sid, SMB2_SID_AUTH_CREATOR, SMB2_SID_CREATOR_OWNER) &&
-	    owner != NULL) {
-		*sid = *owner;
-		return true;
+	if (sid_is(sid, SMB2_SID_AUTH_CREATOR, SMB2_SID_CREATOR_OWNER)) {
+		return owner;
 	}
-	if (sid_is(sid, SMB2_SID_AUTH_CREATOR, SMB2_SID_CREATOR_GROUP) &&
-	    group != NULL) {
-		*sid = *group;
-		return true;
+	if (sid_is(sid, SMB2_SID_AUTH_CREATOR, SMB2_SID_CREATOR_GROUP)) {
+		return group;
 	}
-	return false;
+	return NULL;
+}
+
+static bool inheritable(const struct smb2_ace *a, bool is_dir)
+{
+	if (a->type != SMB2_ACE_ACCESS_ALLOWED &&
+	    a->type != SMB2_ACE_ACCESS_DENIED) {
+		return false;           /* their SIDs were not kept */
+	}
+	if (!is_dir) {
+		return (a->flags & SMB2_ACE_OBJECT_INHERIT) != 0;
+	}
+	return (a->flags & SMB2_ACE_CONTAINER_INHERIT) ||
+	       ((a->flags & SMB2_ACE_OBJECT_INHERIT) &&
+		!(a->flags & SMB2_ACE_NO_PROPAGATE));
 }
 
 /*
- * What one parent ACE gives a child: up to two ACEs at out (the one
- * that applies, the inherit-only one passed on); returns how many.
+ * What one inheritable parent ACE gives a child: one or two ACEs at
+ * out; returns how many.  mark is INHERITED or 0.
  */
 static size_t inherit_ace(const struct smb2_ace *p, bool is_dir,
 			  const struct smb2_sid *owner,
-			  const struct smb2_sid *group, struct smb2_ace *out)
+			  const struct smb2_sid *group, uint8_t mark,
+			  struct smb2_ace *out)
 {
-	bool oi = (p->flags & SMB2_ACE_OBJECT_INHERIT) != 0;
-	bool ci = (p->flags & SMB2_ACE_CONTAINER_INHERIT) != 0;
-	bool np = (p->flags & SMB2_ACE_NO_PROPAGATE) != 0;
-	struct smb2_ace eff = *p;
-	size_t n = 0;
-	bool replaced;
+	const struct smb2_sid *creator = creator_of(&p->sid, owner, group);
+	uint8_t flags = 0;
 
-	if (p->type != SMB2_ACE_ACCESS_ALLOWED &&
-	    p->type != SMB2_ACE_ACCESS_DENIED) {
-		return 0;               /* their SIDs were not kept */
-	}
-	if (!is_dir) {
-		if (!oi) {
-			return 0;
+	out[0] = *p;
+	if (is_dir) {
+		flags = p->flags & ~(SMB2_ACE_INHERIT_ONLY |
+				     SMB2_ACE_INHERITED);
+		if (!(flags & SMB2_ACE_CONTAINER_INHERIT)) {
+			flags |= SMB2_ACE_INHERIT_ONLY;  /* for its files */
 		}
-		eff.flags = SMB2_ACE_INHERITED;
-		eff.mask = smb2_access_map_generic(p->mask);
-		sid_replace(&eff.sid, owner, group);
-		out[0] = eff;
-		return 1;
-	}
-	if (!ci) {
-		if (!oi || np) {
-			return 0;
+		if (flags & SMB2_ACE_NO_PROPAGATE) {
+			flags = 0;
 		}
-		/* for the directory's files only */
-		out[0] = *p;
-		out[0].flags = (p->flags & ~SMB2_ACE_NO_PROPAGATE) |
-			SMB2_ACE_INHERIT_ONLY | SMB2_ACE_INHERITED;
-		return 1;
 	}
-	replaced = sid_replace(&eff.sid, owner, group);
-	eff.mask = smb2_access_map_generic(p->mask);
-	if (np) {
-		eff.flags = SMB2_ACE_INHERITED;
-		out[0] = eff;
-		return 1;
+	if (creator != NULL && is_dir &&
+	    (flags & SMB2_ACE_CONTAINER_INHERIT)) {
+		/* the creator's own ACE, and the creator SID passed on */
+		out[0].sid = *creator;
+		out[0].flags = mark;
+		out[1] = *p;
+		out[1].flags = flags | SMB2_ACE_INHERIT_ONLY | mark;
+		return 2;
 	}
-	if (!replaced && eff.mask == p->mask) {
-		out[0] = *p;
-		out[0].flags = (p->flags & ~SMB2_ACE_INHERIT_ONLY) |
-			SMB2_ACE_INHERITED;
-		return 1;
+	if (creator != NULL &&
+	    (!is_dir || (p->flags & SMB2_ACE_NO_PROPAGATE))) {
+		out[0].sid = *creator;
 	}
-	eff.flags = SMB2_ACE_INHERITED;
-	out[n++] = eff;
-	out[n] = *p;
-	out[n].flags = p->flags | SMB2_ACE_INHERIT_ONLY | SMB2_ACE_INHERITED;
-	return n + 1;
+	out[0].flags = flags | mark;
+	return 1;
+}
+
+static bool ace_equal(const struct smb2_ace *a, const struct smb2_ace *b)
+{
+	return a->type == b->type && a->flags == b->flags &&
+	       a->mask == b->mask && smb2_sid_equal(&a->sid, &b->sid);
 }
 
 bool smb2_secdesc_inherit(TALLOC_CTX *mem_ctx,
-			  const struct smb2_secdesc *parent,
-			  const struct smb2_secdesc *given, bool is_dir,
+			  const struct smb2_secdesc *parent, bool is_dir,
 			  const struct smb2_sid *owner,
 			  const struct smb2_sid *group,
-			  struct smb2_secdesc *out, bool *inherited)
+			  struct smb2_secdesc *out)
 {
-	bool explicit = given != NULL && given->has_dacl;
-	bool protect = explicit &&
-		(given->control & SMB2_SD_DACL_PROTECTED) != 0;
-	size_t np = (parent != NULL && parent->has_dacl && !protect) ?
+	bool auto_inherited = parent != NULL &&
+		(parent->control & SMB2_SD_DACL_AUTO_INHERITED) != 0;
+	uint8_t mark = auto_inherited ? SMB2_ACE_INHERITED : 0;
+	size_t np = (parent != NULL && parent->has_dacl) ?
 		parent->num_aces : 0;
-	size_t ne = explicit && !given->null_dacl ? given->num_aces : 0;
 	struct smb2_ace *aces = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, j;
 
 	*out = (struct smb2_secdesc) { .owner = owner, .group = group };
-	*inherited = false;
-	aces = talloc_zero_array(mem_ctx, struct smb2_ace, ne + 2 * np + 1);
+	for (i = 0; i < np && out->num_aces == 0; i++) {
+		if (inheritable(&parent->aces[i], is_dir)) {
+			out->num_aces = 1;
+		}
+	}
+	if (out->num_aces == 0) {
+		return true;            /* nothing to inherit */
+	}
+	aces = talloc_zero_array(mem_ctx, struct smb2_ace, 2 * np);
 	if (aces == NULL) {
 		return false;
 	}
-	for (i = 0; i < ne; i++) {
-		aces[n] = given->aces[i];
-		aces[n].flags &= ~SMB2_ACE_INHERITED;
-		n++;
-	}
 	for (i = 0; i < np; i++) {
-		size_t got = inherit_ace(&parent->aces[i], is_dir, owner,
-					 group, aces + n);
+		struct smb2_ace got[2];
+		size_t k, m = 0;
 
-		*inherited = *inherited || got > 0;
-		n += got;
+		if (!inheritable(&parent->aces[i], is_dir)) {
+			continue;
+		}
+		m = inherit_ace(&parent->aces[i], is_dir, owner, group, mark,
+				got);
+		for (k = 0; k < m; k++) {
+			bool dup = false;
+
+			for (j = 0; j < n && !dup; j++) {
+				dup = ace_equal(&aces[j], &got[k]);
+			}
+			if (!dup) {
+				aces[n++] = got[k];
+			}
+		}
 	}
 	out->aces = aces;
 	out->num_aces = n;
-	out->has_dacl = explicit || *inherited;
-	out->null_dacl = explicit && given->null_dacl && n == 0;
-	if (explicit) {
-		out->control = given->control & (SMB2_SD_DACL_PROTECTED |
-						 SMB2_SD_DACL_AUTO_INHERIT_REQ);
-	}
-	if (*inherited) {
-		out->control |= SMB2_SD_DACL_AUTO_INHERITED;
-	}
+	out->has_dacl = true;
+	out->control = auto_inherited ? SMB2_SD_DACL_AUTO_INHERITED : 0;
 	return true;
 }

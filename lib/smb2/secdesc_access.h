@@ -59,28 +59,30 @@ uint32_t smb2_secdesc_granted(const struct smb2_secdesc *sd,
 			      const struct smb2_token *t);
 
 /*
- * The SD of a new file (is_dir false) or directory created under a
- * directory whose SD is parent: owner and group as given (the
- * creator's), the DACL the parent's inheritable ACEs make:
- * - a file gets each OBJECT_INHERIT ACE, a directory each
- *   CONTAINER_INHERIT one, as an INHERITED ACE that applies to it,
- *   generic bits mapped, CREATOR OWNER / CREATOR GROUP replaced by the
- *   owner and group;
- * - a directory keeps passing on what its parent passes on: a
- *   CONTAINER_INHERIT ACE without NO_PROPAGATE that named a creator SID
- *   or generic rights also stays as an INHERIT_ONLY copy as written,
- *   an OBJECT_INHERIT-only ACE arrives INHERIT_ONLY; NO_PROPAGATE
- *   drops the inheritance flags;
- * - the explicit ACEs of given (a CREATE's SecD), when it has a DACL,
- *   come first, and with SE_DACL_PROTECTED nothing is inherited.
- * *out's DACL is on mem_ctx; its control has DACL_AUTO_INHERITED when
- * anything was inherited.  *inherited: some ACE came from the parent.
+ * The SD a new file (is_dir false) or directory inherits from the
+ * directory whose SD is parent, as Windows and Samba make it (the rules
+ * Samba's RAW-ACLS inheritance test checks): owner and group as given
+ * (the creator's), and of the parent's ALLOWED/DENIED ACEs
+ * - a file gets each OBJECT_INHERIT ACE with no flags;
+ * - a directory each CONTAINER_INHERIT one, and each OBJECT_INHERIT one
+ *   without NO_PROPAGATE as INHERIT_ONLY (for its files), flags kept
+ *   (INHERIT_ONLY dropped where CONTAINER_INHERIT is set), or none
+ *   with NO_PROPAGATE;
+ * - CREATOR OWNER / CREATOR GROUP become owner / group on a file, and on
+ *   a directory where the ACE stops (NO_PROPAGATE); where it goes on
+ *   (CONTAINER_INHERIT) the directory gets the creator's own ACE with no
+ *   flags and the creator SID's ACE as INHERIT_ONLY after it;
+ * - masks as they are (generic rights stay generic); duplicates once;
+ * - INHERITED on every ACE and DACL_AUTO_INHERITED on the result only
+ *   when the parent's control has DACL_AUTO_INHERITED.
+ * out->has_dacl is false when nothing is inheritable (the caller then
+ * has no descriptor to store).  The DACL is on mem_ctx; false: no
+ * memory.
  */
 bool smb2_secdesc_inherit(TALLOC_CTX *mem_ctx,
-			  const struct smb2_secdesc *parent,
-			  const struct smb2_secdesc *given, bool is_dir,
+			  const struct smb2_secdesc *parent, bool is_dir,
 			  const struct smb2_sid *owner,
 			  const struct smb2_sid *group,
-			  struct smb2_secdesc *out, bool *inherited);
+			  struct smb2_secdesc *out);
 
 #endif

@@ -345,9 +345,10 @@ def ensure_unix_user():
 
 
 def ringsmb_share(self, vfs=None):
-    """ringsmb's share: named streams kept as Samba keeps them (issue 15),
-    as on Samba's share; acl_xattr is not implemented."""
-    return writable_share(self, vfs, "  vfs objects = streams_xattr\n")
+    """ringsmb's share: as Samba's, NT ACLs and named streams kept as
+    Samba keeps them (issue 15)."""
+    return writable_share(self, vfs,
+                          "  vfs objects = acl_xattr streams_xattr\n")
 
 
 class TortureRingsmb(servers.RingsmbServer):
@@ -669,7 +670,7 @@ def write_report(path, suites, rs, sa, versions, elapsed, matrix=None):
              "smbpasswd file; Samba: tdbsam; both: a Unix account). Samba "
              "is configured as admins run it: `vfs objects = acl_xattr "
              "streams_xattr`, `store dos attributes = yes`; ringsmb's "
-             "share has `vfs objects = streams_xattr`." % USER)
+             "share has the same `vfs objects`." % USER)
     L.append("- limits per suite and per subtest: `tests/compat/suites.txt`"
              "; run took %.0f s (ringsmb %.0f s, Samba %.0f s)\n"
              % (elapsed["all"], elapsed["ringsmb"], elapsed["samba"]))

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <talloc.h>
 #include "lib/smb2/eainfo.h"
+#include "lib/smb2/secdesc_access.h"
 
 static void inside(const void *p, size_t n, const uint8_t *buf, size_t len)
 {
@@ -71,6 +72,36 @@ static void fuzz_list(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len,
 	}
 }
 
+/*
+ * What the acl_xattr store does with a parsed SD (secdesc_access.c):
+ * check access with it, inherit from it as a directory's, push what
+ * is inherited.
+ */
+static void fuzz_sd_use(TALLOC_CTX *mem_ctx, const struct smb2_secdesc *sd)
+{
+	struct smb2_sid sids[3] = {
+		{ .num_auths = 2, .authority = 22, .sub_auths = { 1, 1000 } },
+		{ .num_auths = 1, .authority = 1 },
+		{ .num_auths = 1, .authority = 3 },
+	};
+	struct smb2_token t = { .sids = sids, .num_sids = 3 };
+	struct smb2_secdesc out;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int dir;
+
+	(void)smb2_secdesc_granted(sd, &t);
+	for (dir = 0; dir < 2; dir++) {
+		if (!smb2_secdesc_inherit(mem_ctx, sd, dir == 1, &sids[0],
+					  &sids[1], &out) ||
+		    out.num_aces > 2 * sd->num_aces) {
+			abort();
+		}
+		/* an ACL over 64 KiB is refused, anything else pushes */
+		(void)smb2_secdesc_push(mem_ctx, &out, &buf, &len);
+	}
+}
+
 static void fuzz_sd(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len)
 {
 	struct smb2_secdesc sd, again;
@@ -88,6 +119,7 @@ static void fuzz_sd(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t len)
 	     again.null_dacl != sd.null_dacl)) {
 		abort();
 	}
+	fuzz_sd_use(mem_ctx, &sd);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

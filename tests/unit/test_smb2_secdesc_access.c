@@ -146,83 +146,79 @@ static void test_secdesc_access__inherit(void **state)
 	};
 	struct smb2_secdesc parent = { .has_dacl = true, .aces = aces,
 				       .num_aces = 3 }, out;
-	bool inherited = false;
 	TALLOC_CTX *tmp = talloc_new(*state);
 
-	/* a file: the OI ACEs, flags INHERITED, CREATOR OWNER replaced */
-	assert_true(smb2_secdesc_inherit(tmp, &parent, NULL, false,
-					 &owner, &group, &out, &inherited));
-	assert_true(inherited);
+	/* a file: the OI ACEs, no flags, CREATOR OWNER replaced */
+	assert_true(smb2_secdesc_inherit(tmp, &parent, false, &owner,
+					 &group, &out));
+	assert_true(out.has_dacl);
 	assert_int_equal(out.num_aces, 2);
-	assert_int_equal(find(&out, 0)->flags, SMB2_ACE_INHERITED);
-	assert_int_equal(find(&out, 0)->mask, ALL);
+	assert_int_equal(find(&out, 0)->flags, 0);
 	assert_true(smb2_sid_equal(&find(&out, 1)->sid, &owner));
-	assert_int_equal(find(&out, 1)->mask, ALL);
-	assert_int_equal(out.control & SMB2_SD_DACL_AUTO_INHERITED,
-			 SMB2_SD_DACL_AUTO_INHERITED);
+	assert_int_equal(find(&out, 1)->mask, SMB2_GENERIC_ALL);
+	assert_int_equal(out.control, 0);
 
-	/* a directory: CREATOR OWNER twice (effective, inherit-only) */
-	assert_true(smb2_secdesc_inherit(tmp, &parent, NULL, true,
-					 &owner, &group, &out, &inherited));
+	/* the parent auto-inherited: INHERITED marks */
+	parent.control = SMB2_SD_DACL_AUTO_INHERITED;
+	assert_true(smb2_secdesc_inherit(tmp, &parent, false, &owner,
+					 &group, &out));
+	assert_int_equal(find(&out, 0)->flags, SMB2_ACE_INHERITED);
+	assert_int_equal(out.control, SMB2_SD_DACL_AUTO_INHERITED);
+	parent.control = 0;
+
+	/* a directory: CREATOR OWNER twice (the owner's, inherit-only) */
+	assert_true(smb2_secdesc_inherit(tmp, &parent, true, &owner,
+					 &group, &out));
 	assert_int_equal(out.num_aces, 4);
 	assert_int_equal(find(&out, 0)->flags, SMB2_ACE_OBJECT_INHERIT |
-			 SMB2_ACE_CONTAINER_INHERIT | SMB2_ACE_INHERITED);
+			 SMB2_ACE_CONTAINER_INHERIT);
 	assert_true(smb2_sid_equal(&find(&out, 1)->sid, &owner));
-	assert_int_equal(find(&out, 1)->flags, SMB2_ACE_INHERITED);
+	assert_int_equal(find(&out, 1)->flags, 0);
 	assert_true(smb2_sid_equal(&find(&out, 2)->sid, &co));
 	assert_int_equal(find(&out, 2)->flags, SMB2_ACE_OBJECT_INHERIT |
-			 SMB2_ACE_CONTAINER_INHERIT | SMB2_ACE_INHERIT_ONLY |
-			 SMB2_ACE_INHERITED);
+			 SMB2_ACE_CONTAINER_INHERIT | SMB2_ACE_INHERIT_ONLY);
 	assert_int_equal(find(&out, 2)->mask, SMB2_GENERIC_ALL);
-	assert_int_equal(find(&out, 3)->flags, SMB2_ACE_CONTAINER_INHERIT |
-			 SMB2_ACE_INHERITED);
+	assert_int_equal(find(&out, 3)->flags, SMB2_ACE_CONTAINER_INHERIT);
 
 	/* NO_PROPAGATE: reaches the child without inheritance flags */
 	aces[2].flags |= SMB2_ACE_NO_PROPAGATE;
-	parent.num_aces = 3;
-	assert_true(smb2_secdesc_inherit(tmp, &parent, NULL, true,
-					 &owner, &group, &out, &inherited));
-	assert_int_equal(find(&out, 3)->flags, SMB2_ACE_INHERITED);
+	assert_true(smb2_secdesc_inherit(tmp, &parent, true, &owner,
+					 &group, &out));
+	assert_int_equal(find(&out, 3)->flags, 0);
+	/* OI only: for the directory's files (inherit-only) */
+	aces[2].flags = SMB2_ACE_OBJECT_INHERIT;
+	assert_true(smb2_secdesc_inherit(tmp, &parent, true, &owner,
+					 &group, &out));
+	assert_int_equal(find(&out, 3)->flags, SMB2_ACE_OBJECT_INHERIT |
+			 SMB2_ACE_INHERIT_ONLY);
 	talloc_free(tmp);
 }
 
-static void test_secdesc_access__inherit_given(void **state)
+static void test_secdesc_access__inherit_nothing(void **state)
 {
 	struct smb2_sid owner = unix_sid(1, 1000), group = unix_sid(2, 1000);
-	struct smb2_ace paces[1] = {
-		ace(SMB2_ACE_ACCESS_ALLOWED, SMB2_ACE_OBJECT_INHERIT, ALL,
-		    unix_sid(1, 5)),
-	};
-	struct smb2_ace gaces[1] = {
-		ace(SMB2_ACE_ACCESS_DENIED, 0, SMB2_FILE_WRITE_DATA,
+	struct smb2_ace aces[2] = {
+		ace(SMB2_ACE_ACCESS_ALLOWED, 0, ALL, unix_sid(1, 5)),
+		ace(SMB2_ACE_ACCESS_ALLOWED, SMB2_ACE_CONTAINER_INHERIT, ALL,
 		    unix_sid(1, 6)),
 	};
-	struct smb2_secdesc parent = { .has_dacl = true, .aces = paces,
-				       .num_aces = 1 };
-	struct smb2_secdesc given = { .has_dacl = true, .aces = gaces,
-				      .num_aces = 1 }, out;
-	bool inherited = false;
+	struct smb2_secdesc parent = { .has_dacl = true, .aces = aces,
+				       .num_aces = 2 }, out;
 	TALLOC_CTX *tmp = talloc_new(*state);
 
-	/* explicit first, then inherited */
-	assert_true(smb2_secdesc_inherit(tmp, &parent, &given, false,
-					 &owner, &group, &out, &inherited));
-	assert_int_equal(out.num_aces, 2);
-	assert_int_equal(find(&out, 0)->type, SMB2_ACE_ACCESS_DENIED);
-	assert_int_equal(find(&out, 1)->flags, SMB2_ACE_INHERITED);
-	/* protected: nothing inherited */
-	given.control = SMB2_SD_DACL_PROTECTED;
-	assert_true(smb2_secdesc_inherit(tmp, &parent, &given, false,
-					 &owner, &group, &out, &inherited));
-	assert_false(inherited);
-	assert_int_equal(out.num_aces, 1);
-	assert_int_equal(out.control & SMB2_SD_DACL_PROTECTED,
-			 SMB2_SD_DACL_PROTECTED);
-	/* no parent DACL, nothing given: no DACL of its own */
-	assert_true(smb2_secdesc_inherit(tmp, NULL, NULL, false,
-					 &owner, &group, &out, &inherited));
+	/* a file: no OI ACE, nothing */
+	assert_true(smb2_secdesc_inherit(tmp, &parent, false, &owner,
+					 &group, &out));
 	assert_false(out.has_dacl);
-	assert_false(inherited);
+	/* no parent descriptor */
+	assert_true(smb2_secdesc_inherit(tmp, NULL, true, &owner, &group,
+					 &out));
+	assert_false(out.has_dacl);
+	/* a duplicate comes once */
+	aces[0] = aces[1];
+	assert_true(smb2_secdesc_inherit(tmp, &parent, true, &owner,
+					 &group, &out));
+	assert_int_equal(out.num_aces, 1);
 	talloc_free(tmp);
 }
 
@@ -236,7 +232,7 @@ int main(void)
 		T(test_secdesc_access__owner_rights),
 		T(test_secdesc_access__generic_and_inherit_only),
 		T(test_secdesc_access__inherit),
-		T(test_secdesc_access__inherit_given),
+		T(test_secdesc_access__inherit_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

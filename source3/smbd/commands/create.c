@@ -522,12 +522,11 @@ static NTSTATUS create_do_open(struct create_args *a,
 	bool has_secd = false;
 	NTSTATUS status = create_check_contexts(req->tcon, &a->r.contexts);
 
+	p.requested = create_map_generic(
+		a->r.desired_access & ~SMB2_MAXIMUM_ALLOWED, 0);
+	p.maximum_allowed = (a->r.desired_access & SMB2_MAXIMUM_ALLOWED) != 0;
+	p.max_access = a->max_access;
 	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(req->tcon)) {
-		p.requested = create_map_generic(
-			a->r.desired_access & ~SMB2_MAXIMUM_ALLOWED, 0);
-		p.maximum_allowed =
-			(a->r.desired_access & SMB2_MAXIMUM_ALLOWED) != 0;
-		p.max_access = a->max_access;
 		status = smbd_secdesc_create_get(a, &a->r.contexts, &secd,
 						 &has_secd);
 		p.secd = has_secd ? &secd : NULL;
@@ -559,8 +558,10 @@ static NTSTATUS create_do_open(struct create_args *a,
 	if (NT_STATUS_IS_OK(status)) {
 		status = smbd_create_open(a, req->tcon, &p, res);
 	}
-	if (NT_STATUS_IS_OK(status) && res->ntacl_checked) {
+	if (NT_STATUS_IS_OK(status) && res->access_set) {
 		a->access = res->access;
+	}
+	if (NT_STATUS_IS_OK(status) && res->ntacl_checked) {
 		a->max_access &= res->granted;
 	}
 	if (NT_STATUS_IS_OK(status) && res->path != NULL) {

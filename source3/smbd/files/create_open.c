@@ -104,8 +104,30 @@ static NTSTATUS open_existing(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_RDONLY,
 				    &out->fh, &out->st);
 	}
+	/* writing without reading: a write-only file opens write-only */
+	if (write && NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
+	    ((p->maximum_allowed ? p->requested : p->access) &
+	     CREATE_DATA_ACCESS) == 0) {
+		NTSTATUS wo = vfs_openat(mem_ctx, tcon->vfs, p->path,
+					 O_WRONLY, &out->fh, &out->st);
+
+		/* a directory refused for reading stays refused */
+		if (!NT_STATUS_EQUAL(wo, NT_STATUS_FILE_IS_A_DIRECTORY)) {
+			status = wo;
+		}
+	}
+	/* MAXIMUM_ALLOWED takes what the kernel gives (narrow_maximum) */
+	if (write && NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
+	    p->maximum_allowed && !disp_truncates(p->disposition) &&
+	    (p->requested & CREATE_WRITE_ACCESS) == 0) {
+		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_RDONLY,
+				    &out->fh, &out->st);
+	}
 	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
-	    (p->access & (CREATE_DATA_ACCESS | CREATE_WRITE_ACCESS)) == 0) {
+	    ((p->access & (CREATE_DATA_ACCESS | CREATE_WRITE_ACCESS)) == 0 ||
+	     (p->maximum_allowed && !disp_truncates(p->disposition) &&
+	      (p->requested & (CREATE_DATA_ACCESS |
+			       CREATE_WRITE_ACCESS)) == 0))) {
 		status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
 				    &out->fh, &out->st);
 	}
@@ -407,8 +429,38 @@ NTSTATUS smbd_create_check_ntacl(struct smbd_tcon *tcon,
 		p->access = p->requested | (out->granted & p->max_access);
 	}
 	out->ntacl_checked = NT_STATUS_IS_OK(status);
+	out->access_set = out->ntacl_checked;
 	out->access = p->access;
 	return status;
+}
+
+/*
+ * MAXIMUM_ALLOWED on a file: no data rights the descriptor the kernel
+ * gave cannot serve (open_existing fell back to a read-only or a
+ * metadata-only open), beyond what was asked for explicitly.
+ */
+static void narrow_maximum(struct smbd_create_params *p,
+			   struct smbd_create_result *out)
+{
+	uint32_t cannot = 0;
+	int fl;
+
+	if (!p->maximum_allowed || !S_ISREG(out->st.stx_mode)) {
+		return;
+	}
+	fl = out->fh->is_path_only ? O_PATH : fcntl(out->fh->fd, F_GETFL);
+	/*
+	 * FILE_EXECUTE stays: the kernel's x bit, not the fd, says whether
+	 * the user may execute, and Samba grants it from the ACL alone
+	 */
+	if (fl == -1 || (fl & O_PATH)) {
+		cannot = SMB2_FILE_READ_DATA | CREATE_WRITE_ACCESS;
+	} else if ((fl & O_ACCMODE) == O_RDONLY) {
+		cannot = CREATE_WRITE_ACCESS;
+	} else if ((fl & O_ACCMODE) == O_WRONLY) {
+		cannot = SMB2_FILE_READ_DATA;
+	}
+	p->access &= ~(cannot & ~p->requested);
 }
 
 static NTSTATUS use_existing(struct smbd_tcon *tcon,
@@ -420,6 +472,11 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 
 	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(tcon)) {
 		status = smbd_create_check_ntacl(tcon, p, out);
+	}
+	if (NT_STATUS_IS_OK(status) && p->maximum_allowed) {
+		narrow_maximum(p, out);
+		out->access_set = true;
+		out->access = p->access;
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = check_readonly(p, out->fh);

@@ -28,11 +28,11 @@ struct smbd_create_params {
 	const char *stream;             /* x:s: the named stream s, or NULL */
 	uint32_t access;                /* granted, generic rights mapped */
 	/*
-	 * For an NT ACL share (ntacl.h): what the client asked for
-	 * explicitly (generic rights mapped, without MAXIMUM_ALLOWED),
-	 * whether it asked MAXIMUM_ALLOWED, and the share's most; access
-	 * becomes requested plus, with MAXIMUM_ALLOWED, what the file's
-	 * descriptor grants within max_access
+	 * What the client asked for explicitly (generic rights mapped,
+	 * without MAXIMUM_ALLOWED), whether it asked MAXIMUM_ALLOWED, and
+	 * the share's most: with MAXIMUM_ALLOWED, access becomes requested
+	 * plus what the file's descriptor (NT ACL share) and the kernel's
+	 * open give, within max_access
 	 */
 	uint32_t requested;
 	bool maximum_allowed;
@@ -62,9 +62,12 @@ struct smbd_create_result {
 	/* the name as on disk when it differs from p->path (casefold.c) */
 	const char *path;
 	/*
-	 * NT ACL share, existing file: its descriptor was checked; access
-	 * is what the open gets, granted what the descriptor grants
+	 * access_set: the open gets access, not p->access (MAXIMUM_ALLOWED
+	 * narrowed to what the kernel and the descriptor give);
+	 * ntacl_checked: an NT ACL share's descriptor was checked and
+	 * granted is what it grants
 	 */
+	bool access_set;
 	bool ntacl_checked;
 	uint32_t access;
 	uint32_t granted;

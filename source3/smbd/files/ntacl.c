@@ -254,7 +254,29 @@ static uint8_t *posix_acl_push(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * The mode (owner, group, other as secdesc.c maps them) and, when the
+ * The mode's rwx triples: what the ACEs for the owner's (group's) SID
+ * and those for Everyone and Authenticated Users give it, since both
+ * match its token; other gets Everyone's.  No DACL or a NULL one: 0777.
+ */
+static mode_t ntacl_mode(const struct smb2_secdesc *sd,
+			 const struct statx *st)
+{
+	struct smb2_sid owner, group;
+	const struct smb2_sid world = smb2_sid_well_known(SMB2_SID_AUTH_WORLD,
+							  0);
+
+	if (!sd->has_dacl || sd->null_dacl) {
+		return 0777;
+	}
+	smbd_secdesc_unix_sid(&owner, false, st->stx_uid);
+	smbd_secdesc_unix_sid(&group, true, st->stx_gid);
+	return (mode_t)(ntacl_perms_for(sd, &owner, true) << 6 |
+			ntacl_perms_for(sd, &group, true) << 3 |
+			ntacl_perms_for(sd, &world, false));
+}
+
+/*
+ * The mode (ntacl_mode) and, when the
  * DACL names other Unix users or groups, a POSIX access ACL with an
  * entry for each: what lets the kernel grant them what the DACL does.
  * Without named entries any POSIX access ACL goes.  dfh acts as the
@@ -265,7 +287,7 @@ static NTSTATUS ntacl_sync_posix(TALLOC_CTX *mem_ctx, struct vfs_fh *dfh,
 				 const struct statx *st)
 {
 	struct posix_entry e[2 * NTACL_MAX_NAMED + 4];
-	mode_t mode = smbd_secdesc_dacl_mode(sd, st->stx_uid, st->stx_gid);
+	mode_t mode = ntacl_mode(sd, st);
 	unsigned mask = (mode >> 3) & 7;
 	size_t users = 0, groups = 0, n = 0, len = 0, i;
 	uint8_t *buf = NULL;
@@ -441,6 +463,29 @@ static NTSTATUS ntacl_store(TALLOC_CTX *mem_ctx, struct vfs_fh *dfh,
 	return status;
 }
 
+/*
+ * A DACL a client sets (SET_INFO, SecD): generic rights in its ACEs
+ * mapped, as Samba's set_sd maps every ACE.  Into sd's own copy.
+ */
+static bool ntacl_map_generic(TALLOC_CTX *mem_ctx, struct smb2_secdesc *sd)
+{
+	struct smb2_ace *aces = NULL;
+	size_t i;
+
+	if (sd->num_aces == 0) {
+		return true;
+	}
+	aces = talloc_memdup(mem_ctx, sd->aces, sd->num_aces * sizeof(*aces));
+	if (aces == NULL) {
+		return false;
+	}
+	for (i = 0; i < sd->num_aces; i++) {
+		aces[i].mask = smb2_access_map_generic(aces[i].mask);
+	}
+	sd->aces = aces;
+	return true;
+}
+
 /* Maps sd to the mode and POSIX ACL, then stores it. */
 static NTSTATUS ntacl_apply(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 			    const struct smb2_secdesc *sd)
@@ -573,6 +618,11 @@ NTSTATUS smbd_ntacl_check_create(TALLOC_CTX *mem_ctx,
 	return status;
 }
 
+static NTSTATUS ntacl_chown(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			    struct vfs_fh *fh, const struct statx *st,
+			    const struct smb2_sid *owner,
+			    const struct smb2_sid *group);
+
 NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 				 struct smbd_tcon *tcon, const char *path,
 				 struct vfs_fh *fh,
@@ -583,13 +633,21 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 	struct smb2_sid owner, group;
 	struct vfs_fh *dir = NULL;
 	struct statx st, dst;
-	bool stored = false, inherited = false;
+	bool stored = false;
 	NTSTATUS status;
 
 	if (tmp == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
 	status = vfs_fstat(fh, &st);
+	if (NT_STATUS_IS_OK(status) && given != NULL) {
+		/* a SecD owner or group: as SET_INFO would allow it */
+		status = ntacl_chown(tmp, tcon, fh, &st, given->owner,
+				     given->group);
+	}
+	if (NT_STATUS_IS_OK(status)) {
+		status = vfs_fstat(fh, &st);
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = ntacl_parent(tmp, tcon, path, &dir, &dst);
 	}
@@ -602,17 +660,22 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 	}
 	smbd_secdesc_unix_sid(&owner, false, st.stx_uid);
 	smbd_secdesc_unix_sid(&group, true, st.stx_gid);
-	if (given != NULL && given->owner != NULL) {
-		owner = *given->owner;
-	}
-	if (given != NULL && given->group != NULL) {
-		group = *given->group;
-	}
-	if (!smb2_secdesc_inherit(tmp, stored ? &parent : NULL, given,
-				  S_ISDIR(st.stx_mode), &owner, &group, &sd,
-				  &inherited)) {
+	if (!smb2_secdesc_inherit(tmp, stored ? &parent : NULL,
+				  S_ISDIR(st.stx_mode), &owner, &group,
+				  &sd)) {
 		status = NT_STATUS_NO_MEMORY;
-	} else if (inherited || given != NULL) {
+	} else if (given != NULL && given->has_dacl) {
+		/* the SecD's DACL as given, as Samba sets it */
+		sd.has_dacl = true;
+		sd.null_dacl = given->null_dacl;
+		sd.aces = given->aces;
+		sd.num_aces = given->num_aces;
+		sd.control = given->control;
+		sd.other_aces = given->other_aces;
+		status = ntacl_map_generic(tmp, &sd) ? NT_STATUS_OK :
+			NT_STATUS_NO_MEMORY;
+	}
+	if (NT_STATUS_IS_OK(status) && (sd.has_dacl || given != NULL)) {
 		status = ntacl_apply(tmp, fh, &sd);
 	}
 	talloc_free(tmp);
@@ -716,6 +779,10 @@ NTSTATUS smbd_ntacl_set(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			(sd->control & SMB2_SD_CONTROL_KEPT);
 	}
 	next.has_sacl = false;          /* SACLs are not kept (ntacl.h) */
+	if (!ntacl_map_generic(tmp, &next)) {
+		talloc_free(tmp);
+		return NT_STATUS_NO_MEMORY;
+	}
 	status = ntacl_chown(tmp, tcon, fh, &st,
 			     (secinfo & SMB2_OWNER_SECURITY_INFORMATION) ?
 			     sd->owner : NULL,

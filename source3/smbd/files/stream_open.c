@@ -133,6 +133,7 @@ NTSTATUS smbd_stream_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		sp.path = base.path != NULL ? base.path : p->path;
 		status = smbd_create_check_ntacl(tcon, &sp, &base);
 		out->ntacl_checked = base.ntacl_checked;
+		out->access_set = base.access_set;
 		out->access = base.access;
 		out->granted = base.granted;
 		p = &sp;
