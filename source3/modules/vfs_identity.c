@@ -133,9 +133,10 @@ uint16_t vfs_ring_personality(const struct vfs_handle *vfs,
 	return t->more_personalities[i].id;
 }
 
+/* fh first: the pointer handed out is the talloc chunk */
 struct vfs_fh_daemon {
-	struct vfs_handle vfs;
 	struct vfs_fh fh;
+	struct vfs_handle vfs;
 };
 
 struct vfs_fh *vfs_fh_as_daemon(TALLOC_CTX *mem_ctx, struct vfs_fh *fh)

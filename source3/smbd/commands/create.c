@@ -530,6 +530,8 @@ static NTSTATUS create_do_open(struct create_args *a,
 		status = smbd_secdesc_create_get(a, &a->r.contexts, &secd,
 						 &has_secd);
 		p.secd = has_secd ? &secd : NULL;
+		/* after the EAs, below; a stream's file gets it there */
+		p.ntacl_by_caller = a->stream == NULL;
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = create_alsi(&a->r.contexts, &p.allocation_size);
@@ -572,8 +574,14 @@ static NTSTATUS create_do_open(struct create_args *a,
 		status = smbd_ea_create_apply(req->tcon, res->fh, res->action,
 					      &a->r.contexts);
 	}
-	if (NT_STATUS_IS_OK(status) && !smbd_ntacl_share(req->tcon)) {
-		/* with NT ACLs the file layer stored it (ntacl.c) */
+	if (NT_STATUS_IS_OK(status) && p.ntacl_by_caller &&
+	    res->action == SMB2_FILE_CREATED) {
+		status = smbd_ntacl_create_apply(a, req->tcon, a->path, res->fh,
+						 p.secd);
+		if (NT_STATUS_IS_OK(status)) {
+			status = vfs_fstat(res->fh, &res->st);
+		}
+	} else if (NT_STATUS_IS_OK(status) && !smbd_ntacl_share(req->tcon)) {
 		status = smbd_secdesc_create_apply(res->fh, res->action,
 						   &a->r.contexts);
 	}

@@ -619,13 +619,6 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 					tcon->share->inherit_owner)) {
 		status = inherit_from_parent(mem_ctx, tcon, p->path, out);
 	}
-	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(tcon)) {
-		status = smbd_ntacl_create_apply(mem_ctx, tcon, p->path,
-						 out->fh, p->secd);
-		if (NT_STATUS_IS_OK(status)) {
-			status = vfs_fstat(out->fh, &out->st);
-		}
-	}
 	if (NT_STATUS_IS_OK(status)) {
 		out->oplock_level = smbd_oplock_grant_new(
 			tcon, p->oplock_request, S_ISDIR(out->st.stx_mode));
@@ -634,6 +627,18 @@ static NTSTATUS create_new(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		reserve_allocation(p, out);
+	}
+	/*
+	 * The descriptor last: what it maps to may leave the user without
+	 * the write permission the DOS attributes need
+	 */
+	if (NT_STATUS_IS_OK(status) && smbd_ntacl_share(tcon) &&
+	    !p->ntacl_by_caller) {
+		status = smbd_ntacl_create_apply(mem_ctx, tcon, p->path,
+						 out->fh, p->secd);
+		if (NT_STATUS_IS_OK(status)) {
+			status = vfs_fstat(out->fh, &out->st);
+		}
 	}
 	return status;
 }

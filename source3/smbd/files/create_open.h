@@ -39,6 +39,11 @@ struct smbd_create_params {
 	uint32_t max_access;
 	/* the CREATE's SecD (a new file's descriptor), or NULL */
 	const struct smb2_secdesc *secd;
+	/*
+	 * The caller stores a new file's descriptor itself
+	 * (smbd_ntacl_create_apply), after the CREATE's EAs
+	 */
+	bool ntacl_by_caller;
 	uint32_t share_access;
 	uint32_t disposition;
 	uint32_t options;

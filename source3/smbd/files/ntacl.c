@@ -265,12 +265,23 @@ static mode_t ntacl_mode(const struct smb2_secdesc *sd,
 	const struct smb2_sid world = smb2_sid_well_known(SMB2_SID_AUTH_WORLD,
 							  0);
 
+	unsigned up = 0;
+
 	if (!sd->has_dacl || sd->null_dacl) {
 		return 0777;
 	}
 	smbd_secdesc_unix_sid(&owner, false, st->stx_uid);
 	smbd_secdesc_unix_sid(&group, true, st->stx_gid);
-	return (mode_t)(ntacl_perms_for(sd, &owner, true) << 6 |
+	/*
+	 * The owner keeps r, and rwx on a directory, whatever the DACL
+	 * says, as Samba's mapping keeps them (ensure_minimal_owner_ace
+	 * _perms): the NT check at CREATE is what limits the owner over
+	 * SMB; without them the owner could not create in a directory
+	 * whose DACL grants FILE_ADD_FILE only (smb2.acls.DYNAMIC)
+	 */
+	up = ntacl_perms_for(sd, &owner, true) | 4 |
+		(S_ISDIR(st->stx_mode) ? 7 : 0);
+	return (mode_t)(up << 6 |
 			ntacl_perms_for(sd, &group, true) << 3 |
 			ntacl_perms_for(sd, &world, false));
 }
@@ -486,6 +497,23 @@ static bool ntacl_map_generic(TALLOC_CTX *mem_ctx, struct smb2_secdesc *sd)
 	return true;
 }
 
+/*
+ * The DACL control bits a set keeps: PROTECTED; AUTO_INHERITED only
+ * when AUTO_INHERIT_REQ asks for it too; AUTO_INHERIT_REQ never (what
+ * Windows and Samba store: smbtorture smb2.acls.INHERITFLAGS).
+ */
+static uint16_t ntacl_set_control(uint16_t given)
+{
+	uint16_t both = SMB2_SD_DACL_AUTO_INHERITED |
+			SMB2_SD_DACL_AUTO_INHERIT_REQ;
+	uint16_t kept = given & SMB2_SD_DACL_PROTECTED;
+
+	if ((given & both) == both) {
+		kept |= SMB2_SD_DACL_AUTO_INHERITED;
+	}
+	return kept;
+}
+
 /* Maps sd to the mode and POSIX ACL, then stores it. */
 static NTSTATUS ntacl_apply(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 			    const struct smb2_secdesc *sd)
@@ -660,6 +688,12 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 	}
 	smbd_secdesc_unix_sid(&owner, false, st.stx_uid);
 	smbd_secdesc_unix_sid(&group, true, st.stx_gid);
+	if (given != NULL && given->owner != NULL) {
+		owner = *given->owner;          /* ntacl_chown allowed it */
+	}
+	if (given != NULL && given->group != NULL) {
+		group = *given->group;
+	}
 	if (!smb2_secdesc_inherit(tmp, stored ? &parent : NULL,
 				  S_ISDIR(st.stx_mode), &owner, &group,
 				  &sd)) {
@@ -670,10 +704,21 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 		sd.null_dacl = given->null_dacl;
 		sd.aces = given->aces;
 		sd.num_aces = given->num_aces;
-		sd.control = given->control;
+		sd.control = ntacl_set_control(given->control);
 		sd.other_aces = given->other_aces;
 		status = ntacl_map_generic(tmp, &sd) ? NT_STATUS_OK :
 			NT_STATUS_NO_MEMORY;
+	}
+	if (NT_STATUS_IS_OK(status) && !sd.has_dacl && given != NULL) {
+		/* a SecD without a DACL, nothing inherited: the mode's */
+		struct smb2_secdesc mapped;
+		uint8_t *raw = NULL;
+		size_t raw_len = 0;
+
+		status = ntacl_mapped(tmp, &st, &mapped, &raw, &raw_len);
+		sd.has_dacl = true;
+		sd.aces = mapped.aces;
+		sd.num_aces = mapped.num_aces;
 	}
 	if (NT_STATUS_IS_OK(status) && (sd.has_dacl || given != NULL)) {
 		status = ntacl_apply(tmp, fh, &sd);
@@ -685,9 +730,15 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 /* ---- SET_INFO and QUERY_INFO ---- */
 
 /*
- * A new owner or group: the user's own SID (or, for root, any Unix
- * user's) and one of the user's Unix groups; done with chown as the
- * daemon.  Anything else: INVALID_OWNER / ACCESS_DENIED as secdesc.c.
+ * A new owner or group, as Samba 4.17 allows them (checked against it):
+ * the owner must be a SID of the user's token (root: also any Unix
+ * user); the user's own Unix SID (root: any Unix user's) makes the file
+ * theirs with a chown, another token SID (Everyone, one of the user's
+ * groups) is kept in the descriptor only; another user's SID is
+ * INVALID_OWNER.  The group may be any SID: a Unix group the user is in
+ * (root: any) is a chgrp, another Unix group ACCESS_DENIED, a SID with
+ * no Unix group (BUILTIN\Users) kept in the descriptor only.  Changes
+ * are made by the daemon: the caller checked WRITE_OWNER.
  */
 static NTSTATUS ntacl_chown(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			    struct vfs_fh *fh, const struct statx *st,
@@ -695,43 +746,37 @@ static NTSTATUS ntacl_chown(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			    const struct smb2_sid *group)
 {
 	const struct unix_token *t = tcon->vfs->token;
+	bool root = ntacl_is_root(tcon);
+	struct smb2_token tok;
 	uid_t uid = (uid_t)-1;
 	gid_t gid = (gid_t)-1;
 	uint32_t id = 0;
-	size_t i;
-	bool member = false;
 
+	if (!smbd_ntacl_token(mem_ctx, tcon, &tok)) {
+		return NT_STATUS_NO_MEMORY;
+	}
 	if (owner != NULL) {
-		if (!smbd_secdesc_unix_id(owner, false, &id)) {
-			return NT_STATUS_INVALID_OWNER;
-		}
-		if (id != st->stx_uid) {
-			if (!ntacl_is_root(tcon) && id != t->uid) {
+		if (smbd_secdesc_unix_id(owner, false, &id)) {
+			if (!root && id != t->uid) {
 				return NT_STATUS_INVALID_OWNER;
 			}
-			uid = id;
-		}
-	}
-	if (group != NULL) {
-		if (!smbd_secdesc_unix_id(group, true, &id)) {
+			uid = id != st->stx_uid ? id : (uid_t)-1;
+		} else if (!root && !smb2_token_has(&tok, owner)) {
 			return NT_STATUS_INVALID_OWNER;
 		}
-		member = ntacl_is_root(tcon) || id == t->gid;
-		for (i = 0; !member && i < t->ngroups; i++) {
-			member = t->groups[i] == id;
+	}
+	if (group != NULL && smbd_secdesc_unix_id(group, true, &id)) {
+		struct smb2_sid mine;
+
+		smbd_secdesc_unix_sid(&mine, true, id);
+		if (!root && !smb2_token_has(&tok, &mine)) {
+			return NT_STATUS_ACCESS_DENIED;
 		}
-		if (id != st->stx_gid) {
-			if (!member) {
-				return NT_STATUS_ACCESS_DENIED;
-			}
-			gid = id;
-		}
+		gid = id != st->stx_gid ? id : (gid_t)-1;
 	}
 	if (uid == (uid_t)-1 && gid == (gid_t)-1) {
 		return NT_STATUS_OK;
 	}
-	(void)mem_ctx;
-	/* the daemon's rights: the caller checked WRITE_OWNER */
 	if (fchownat(fh->fd, "", uid, gid, AT_EMPTY_PATH) != 0) {
 		return ntstatus_from_errno(errno);
 	}
@@ -771,12 +816,13 @@ NTSTATUS smbd_ntacl_set(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		next.group = sd->group;
 	}
 	if (secinfo & SMB2_DACL_SECURITY_INFORMATION) {
-		next.has_dacl = sd->has_dacl;
-		next.null_dacl = sd->null_dacl;
+		/* no DACL at all is a NULL DACL (smb2.create.nulldacl) */
+		next.has_dacl = true;
+		next.null_dacl = !sd->has_dacl || sd->null_dacl;
 		next.aces = sd->aces;
 		next.num_aces = sd->num_aces;
 		next.control = (cur.control & ~SMB2_SD_CONTROL_KEPT) |
-			(sd->control & SMB2_SD_CONTROL_KEPT);
+			ntacl_set_control(sd->control);
 	}
 	next.has_sacl = false;          /* SACLs are not kept (ntacl.h) */
 	if (!ntacl_map_generic(tmp, &next)) {

@@ -294,6 +294,21 @@ static void file_delete(struct smbd_open *open)
 	status = open->fh->stream != NULL ? vfs_stream_remove(open->fh) :
 		vfs_unlinkat(open->fh->vfs, open->name,
 			     open->is_dir ? AT_REMOVEDIR : 0);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) &&
+	    open->fh->stream == NULL && open->fh->vfs->nt_acls &&
+	    (open->access_mask & SMB2_DELETE)) {
+		/*
+		 * An NT ACL granted DELETE (the directory's
+		 * FILE_DELETE_CHILD) where the directory's mode does not
+		 * let the user unlink: the daemon does it, as Samba does
+		 */
+		struct vfs_fh *dfh = vfs_fh_as_daemon(open, open->fh);
+
+		status = dfh == NULL ? NT_STATUS_NO_MEMORY :
+			vfs_unlinkat(dfh->vfs, open->name,
+				     open->is_dir ? AT_REMOVEDIR : 0);
+		talloc_free(dfh);
+	}
 
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("delete on close of %s failed: %s\n", open->name,
