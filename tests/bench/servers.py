@@ -69,6 +69,15 @@ def all_configs(samba_io_uring):
                            share='vfs objects = io_uring\n'))
     else:
         cfgs.append(Config('samba', 'samba', 'Samba (no io_uring module)'))
+    # the modules a Samba admin's share has (issue 15): their cost
+    cfgs.append(Config('acl', 'ringsmb', 'ringsmb, vfs objects = acl_xattr '
+                       'streams_xattr',
+                       share='vfs objects = acl_xattr streams_xattr\n'))
+    cfgs.append(Config('samba-acl', 'samba', 'Samba, vfs objects = acl_xattr '
+                       'streams_xattr%s' % (' io_uring' if samba_io_uring
+                                            else ''),
+                       share='vfs objects = acl_xattr streams_xattr%s\n'
+                       % (' io_uring' if samba_io_uring else '')))
     return cfgs
 
 
@@ -127,7 +136,8 @@ def ringsmb_conf(tmp, share, port, cfg, security, extra=''):
 
 
 def samba_conf(tmp, share, port, cfg, security):
-    d = os.path.join(tmp, 'samba')
+    d = os.path.join(tmp, 'samba' if cfg.name == 'samba' else
+                     'samba-' + cfg.name)
     for sub in ('private', 'lock', 'state', 'cache', 'pid', 'ncalrpc'):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
     conf = os.path.join(d, 'smb.conf')

@@ -15,13 +15,15 @@ Rows:
   metadata  create (CREATE+WRITE 4 KiB+CLOSE), stat, listdir (a folder
             of --listdir-files), connect (a user's logon): ops/s, server
             CPU us/op
+  modules   create and stat again, both servers with `vfs objects =
+            acl_xattr streams_xattr` (issue 15: what the modules cost)
 
 Server CPU is the server's whole process tree (servers.Server.cpu, so
 Samba's per-connection children count) over the whole smb2bench process,
 set-up included; ratios are ringsmb / Samba.
 
     smb2bench.py [--runs N] [--get-mib N] [--put-mib N] [--secs S]
-                 [--rows get,put,randread,meta] [--out FILE]
+                 [--rows get,put,randread,meta,modules] [--out FILE]
 """
 import argparse
 import json
@@ -61,7 +63,7 @@ def parse_args(argv=None):
     ap.add_argument('--secs', type=float, default=3,
                     help='runtime of the time based rows')
     ap.add_argument('--listdir-files', type=int, default=10000)
-    ap.add_argument('--rows', default='get,put,randread,meta')
+    ap.add_argument('--rows', default='get,put,randread,meta,modules')
     ap.add_argument('--dir', default='/dev/shm')
     ap.add_argument('--out', help='report file (default: stdout)')
     ap.add_argument('--json', help='also write the raw per-run numbers')
@@ -80,11 +82,14 @@ def creds(security):
 
 
 class Row:
-    """One line of the report: what smb2bench is asked, how it is read."""
+    """One line of the report: what smb2bench is asked, how it is read,
+    and the ringsmb and Samba configurations it compares."""
 
-    def __init__(self, group, label, security, args, unit, prep=None):
+    def __init__(self, group, label, security, args, unit, prep=None,
+                 pair=('default', 'samba')):
         self.group, self.label, self.security = group, label, security
         self.args, self.unit, self.prep = args, unit, prep
+        self.pair = pair
 
 
 def rows(a):
@@ -125,6 +130,18 @@ def rows(a):
                 'sign', ['--rw=connect', '--time_based',
                          '--runtime=%g' % a.secs], 'ops/s'),
         ]
+    if 'modules' in wants:
+        # both servers with the modules of a Samba admin's share
+        out += [
+            Row('modules', 'create + write 4 KiB + close, acl_xattr '
+                'streams_xattr', 'guest',
+                ['--rw=create', '--nrfiles=1000', '--bs=4k'], 'ops/s',
+                prep='folder', pair=('acl', 'samba-acl')),
+            Row('modules', 'stat, acl_xattr streams_xattr', 'guest',
+                ['--rw=stat', '--nrfiles=1000', '--time_based',
+                 '--runtime=%g' % a.secs], 'ops/s', prep='folder',
+                pair=('acl', 'samba-acl')),
+        ]
     return out
 
 
@@ -134,8 +151,11 @@ class Bench:
         self.share = os.path.join(tmp, 'share')
         self.io_uring = servers.samba_io_uring_module()
         every = {c.name: c for c in servers.all_configs(self.io_uring)}
-        self.cfgs = [every['default'], every['samba']]
         self.rows = rows(a)
+        names = []
+        for r in self.rows:
+            names += [n for n in r.pair if n not in names]
+        self.cfgs = [every[n] for n in names]
         self.samples = {}       # (row index, cfg name) -> [dict]
         self.errors = {}
         self.machine = report.machine()
@@ -213,7 +233,8 @@ class Bench:
                 for i, row in todo:
                     for run in range(self.a.runs):
                         for server in started:
-                            self.sample(server, i, row, run)
+                            if server.cfg.name in row.pair:
+                                self.sample(server, i, row, run)
             finally:
                 for s in started:
                     s.stop()
@@ -241,9 +262,9 @@ def render(b, command):
              '| Samba | ratio | smb2bench CPU |',
              '|---|---|---|---|---|---|---|---|---|']
     for i, row in enumerate(b.rows):
-        r, s = (b.median(i, n, 'value') for n in ('default', 'samba'))
-        rc, sc = (b.median(i, n, 'srv_per') for n in ('default', 'samba'))
-        cli = b.median(i, 'default', 'cli_per')
+        r, s = (b.median(i, n, 'value') for n in row.pair)
+        rc, sc = (b.median(i, n, 'srv_per') for n in row.pair)
+        cli = b.median(i, row.pair[0], 'cli_per')
         per = 's/GiB' if row.unit == 'MB/s' else 'us/op'
         lines.append('| %s | %s | %s | %s | %s | %s %s | %s | %s | %s |' % (
             row.label, row.unit, report.fmt(r, 0), report.fmt(s, 0),

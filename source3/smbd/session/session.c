@@ -77,6 +77,26 @@ struct smbd_channel *smbd_channel_find(const struct smbd_session *s,
 	return NULL;
 }
 
+/*
+ * Session ids fit in 32 bits, as Samba's do: clients keep them in 32
+ * bits (smbtorture smb2.session-id truncates one and expects it to
+ * still work).  A counter times a random odd number plus a random
+ * offset, both chosen at start: unique for 2^32 sessions of the
+ * server's life, not guessable across restarts, never 0 or
+ * 0xFFFFFFFF.
+ */
+static uint64_t session_next_id(struct smbd_server *server)
+{
+	uint32_t mult = (uint32_t)(server->session_id_salt >> 32) | 1;
+	uint32_t id = 0;
+
+	while (id == 0 || id == UINT32_MAX) {
+		id = (uint32_t)(server->next_session_id++) * mult +
+			(uint32_t)server->session_id_salt;
+	}
+	return id;
+}
+
 struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 {
 	struct smbd_server *server = conn->server;
@@ -91,12 +111,7 @@ struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 		return NULL;
 	}
 	s->conn = conn;
-	/*
-	 * Unique for the server's life.  The low bits count; the high bits
-	 * are random so ids are not guessable across restarts.
-	 */
-	s->id = (server->next_session_id++ & 0xFFFFFFFFFFULL) |
-		((uint64_t)(server->session_id_salt & 0xFFFF) << 40);
+	s->id = session_next_id(server);
 	s->next_tree_id = 1;
 	s->dialect = conn->dialect;
 	s->signing_alg = conn->signing_alg;
