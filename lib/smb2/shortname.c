@@ -13,9 +13,8 @@
  *	ext   '.' and up to 3 legal characters after the last dot
  *
  * Two long names with the same base and extension collide with chance
- * 1/1296; nothing detects it (as with Samba's hash mangling), and
- * nothing resolves a short name back to its long name (CREATE by a short
- * name is not supported).
+ * 1/1296; nothing detects it (as with Samba's hash mangling).  A CREATE
+ * by a short name is resolved in source3/smbd/files/mangle.c.
  */
 #include <ctype.h>
 #include <string.h>

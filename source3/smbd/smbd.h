@@ -130,6 +130,8 @@ struct smbd_server {
 	/* bytes buffered for incomplete PDUs, server-wide (rxmem.c) */
 	struct smbd_rxmem *rxmem;
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
+	/* short names handed out, to their long names (files/mangle.c) */
+	struct smbd_mangle_cache *mangle;
 	/* leases behind kernel oplocks (files/kernel_oplock.c), or NULL */
 	struct smbd_kernel_oplocks *kernel_oplocks;
 	size_t num_dying_sessions;      /* torn down, not yet freed */

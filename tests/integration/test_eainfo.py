@@ -539,6 +539,42 @@ def test_alt_name_stable(t):
     assert alt_name(t, "SHORT.TXT") == "SHORT.TXT"
 
 
+def open_short(tree, name, disp, access=0x0012019F, options=0):
+    f = Open(tree, wname(tree, name))
+    f.create(ImpersonationLevel.Impersonation, access | SYNCHRONIZE,
+             FileAttributes.FILE_ATTRIBUTE_NORMAL, SHARE_ALL, disp, options)
+    return f
+
+
+def test_open_by_short_name(t):
+    """A short name opens its file (any case); deleted through it, the
+    file comes back under its long name when created by the short name
+    again (Samba's mangle cache; smbtorture smb2.mangle)."""
+    long_name = "Quarterly report 2026.xlsx"
+    (t.dir / long_name).write_bytes(b"spreadsheet")
+    os.chmod(t.dir / long_name, 0o666)
+    short = alt_name(t, long_name)
+    assert short != long_name.upper() and "~" in short
+    f = open_short(t, short.lower(), CreateDisposition.FILE_OPEN,
+                   access=0x00120089)
+    try:
+        assert f.read(0, 100) == b"spreadsheet"
+    finally:
+        f.close()
+    f = open_short(t, short, CreateDisposition.FILE_OPEN,
+                   access=0x00010080, options=0x00001000)  # DELETE_ON_CLOSE
+    f.close()
+    assert not (t.dir / long_name).exists()
+    f = open_short(t, short, CreateDisposition.FILE_CREATE)
+    f.close()
+    assert (t.dir / long_name).exists()
+    assert not (t.dir / short).exists()
+    # a short-name-shaped name handed out for nothing is an ordinary one
+    f = open_short(t, "NOSUCH~ZZ.TXT", CreateDisposition.FILE_CREATE)
+    f.close()
+    assert (t.dir / "NOSUCH~ZZ.TXT").exists()
+
+
 def test_fs_control_and_object_id(t):
     f = create(t, "f.txt")
     try:

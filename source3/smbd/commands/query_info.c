@@ -13,6 +13,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/files/mangle.h"
 #include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/casefold.h"
 #include "source3/smbd/files/ea.h"
@@ -92,6 +93,7 @@ static NTSTATUS qi_alt_name(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 		return NT_STATUS_OBJECT_NAME_NOT_FOUND;
 	}
 	smb2_short_name(base, shortname);
+	smbd_mangle_remember(open->tcon, open->name);
 	status = smb2_utf8_to_utf16(mem_ctx, shortname, strlen(shortname),
 				    &u16, &name.len);
 	if (NT_STATUS_IS_OK(status)) {

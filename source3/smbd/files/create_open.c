@@ -15,6 +15,7 @@
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/kernel_oplock.h"
 #include "source3/smbd/files/lease.h"
+#include "source3/smbd/files/mangle.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/create_open.h"
@@ -725,6 +726,34 @@ static NTSTATUS open_folded(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	return open_existing(mem_ctx, tcon, q, out);
 }
 
+/*
+ * A miss on a name shaped as a short name (mangle.c): open the entry
+ * it names; a short name of a file that has gone names its long name,
+ * which open_missing then creates.
+ */
+static NTSTATUS open_mangled(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
+			     struct smbd_create_params *q, NTSTATUS status,
+			     struct smbd_create_result *out)
+{
+	char *found = NULL;
+	bool on_disk = false;
+	NTSTATUS s;
+
+	if (!NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
+	    !smbd_mangle_is_short(smbd_filename_base(q->path))) {
+		return status;
+	}
+	s = smbd_mangle_resolve(mem_ctx, tcon, q->path, &found, &on_disk);
+	if (!NT_STATUS_IS_OK(s)) {
+		return s;
+	}
+	if (found == NULL) {
+		return status;
+	}
+	q->path = out->path = found;
+	return on_disk ? open_existing(mem_ctx, tcon, q, out) : status;
+}
+
 NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			  const struct smbd_create_params *p,
 			  struct smbd_create_result *out)
@@ -745,6 +774,7 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	for (tries = 0; tries < 3; tries++) {
 		status = open_existing(mem_ctx, tcon, &q, out);
 		status = open_folded(mem_ctx, tcon, &q, status, out);
+		status = open_mangled(mem_ctx, tcon, &q, status, out);
 		if (NT_STATUS_EQUAL(status, NT_STATUS_NETWORK_BUSY)) {
 			status = open_lease_blocked(mem_ctx, tcon, &q, out);
 			break;
