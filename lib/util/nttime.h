@@ -30,6 +30,22 @@ static inline uint64_t nttime_from_timespec(const struct timespec *ts)
 			  (int64_t)ts->tv_nsec / 100);
 }
 
+/* The reverse, for NTTIMEs up to INT64_MAX (before 1970 too). */
+static inline struct timespec nttime_to_timespec(uint64_t t)
+{
+	int64_t rel = (int64_t)t - (int64_t)NTTIME_UNIX_EPOCH;
+	struct timespec ts = {
+		.tv_sec = rel / 10000000,
+		.tv_nsec = (rel % 10000000) * 100,
+	};
+
+	if (ts.tv_nsec < 0) {
+		ts.tv_nsec += 1000000000;
+		ts.tv_sec--;
+	}
+	return ts;
+}
+
 static inline uint64_t nttime_now(void)
 {
 	struct timespec ts;

@@ -130,6 +130,8 @@ struct smbd_server {
 	/* bytes buffered for incomplete PDUs, server-wide (rxmem.c) */
 	struct smbd_rxmem *rxmem;
 	struct smbd_notify_ctx *notify; /* inotify, made on first use */
+	/* files whose write time files/write_time.c holds */
+	size_t write_times_held;
 	/* short names handed out, to their long names (files/mangle.c) */
 	struct smbd_mangle_cache *mangle;
 	/* leases behind kernel oplocks (files/kernel_oplock.c), or NULL */
@@ -378,6 +380,8 @@ struct smbd_open {
 	 * CHANGE_NOTIFY watch and waiting requests (commands/change_notify.c)
 	 */
 	struct smbd_open_notify *notify;
+	/* the delayed write-time update of this handle (write_time.c) */
+	struct smbd_open_write_time *write_time;
 	/*
 	 * LOCK replay detection (MS-SMB2 3.3.5.14): the LockSequenceNumber
 	 * of the last successful LOCK per LockSequenceIndex 1..64, or

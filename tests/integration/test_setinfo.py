@@ -18,6 +18,7 @@ import os
 import shutil
 import struct
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -631,3 +632,51 @@ def test_unsupported_and_unknown_classes(t):
                             info_type=3) == 0xC0000079
     finally:
         f.close()
+
+
+# ---- the delayed write-time update (files/write_time.c) ----
+
+def write_time(tree, f):
+    return struct.unpack_from("<Q", query(tree, f, BASIC), 16)[0]
+
+
+def test_write_time_update_is_delayed(t):
+    """A handle's first WRITE leaves LastWriteTime alone for 2 s, then
+    moves it once; a second WRITE does not move it again until the
+    close (Windows, Samba: smb2.timestamps.delayed-2write)."""
+    p = mkfile(t, "wt.bin")
+    old = 1_000_000_000
+    os.utime(p, (old, old))
+    f = op(t, "wt.bin", READ_DATA | WRITE_DATA | 0x180)
+    try:
+        before = write_time(t, f)
+        f.write(b"a", 0)
+        assert write_time(t, f) == before
+        time.sleep(2.6)
+        first = write_time(t, f)
+        assert first > before
+        f.write(b"b", 1)
+        assert write_time(t, f) == first
+        # on disk too, at the last close: the time clients saw
+    finally:
+        f.close()
+    assert os.stat(p).st_mtime_ns // 100 > (first - 116444736000000000)
+    assert p.read_bytes()[:2] == b"ab"
+
+
+def test_write_time_flushed_by_end_of_file(t):
+    """Setting the end of file brings a pending update forward; closing
+    without writing since keeps that time (delayed-write-vs-seteof)."""
+    p = mkfile(t, "wt2.bin")
+    os.utime(p, (1_000_000_000, 1_000_000_000))
+    f = op(t, "wt2.bin", READ_DATA | WRITE_DATA | 0x180)
+    try:
+        before = write_time(t, f)
+        f.write(b"a", 0)
+        assert write_time(t, f) == before
+        assert set_info(t, f, END_OF_FILE, struct.pack("<Q", 1)) == OK
+        flushed = write_time(t, f)
+        assert flushed > before
+    finally:
+        f.close()
+    assert os.stat(p).st_mtime_ns // 100 == flushed - 116444736000000000

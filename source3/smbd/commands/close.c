@@ -6,6 +6,7 @@
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/files/dir.h"
 #include "source3/smbd/files/open_files.h"
+#include "source3/smbd/files/write_time.h"
 
 /* With POSTQUERY_ATTRIB the response carries the file's final state. */
 static NTSTATUS close_attrib(struct smbd_open *open,
@@ -38,6 +39,8 @@ static NTSTATUS close_run(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	/* a write time held for this handle is settled first */
+	smbd_write_time_close(req->open);
 	if ((r.flags & SMB2_CLOSE_FLAGS_POSTQUERY_ATTRIB) &&
 	    req->open->pipe == NULL) {
 		status = close_attrib(req->open, &out);

@@ -22,6 +22,7 @@
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/files/replay.h"
 #include "source3/smbd/files/ea.h"
+#include "source3/smbd/files/write_time.h"
 #include "source3/smbd/files/ntacl.h"
 #include "source3/smbd/files/secdesc.h"
 #include "source3/smbd/session/session.h"
@@ -414,6 +415,7 @@ static NTSTATUS create_response(TALLOC_CTX *mem_ctx,
 
 	smbd_meta_from_fh(res->fh != NULL ? res->fh : open->fh, &res->st,
 			  smbd_filename_base(a->path), &m);
+	smbd_write_time_meta(open->server, &res->st, &m);
 	out.creation_time = m.create_time;
 	out.last_access_time = m.access_time;
 	out.last_write_time = m.write_time;

@@ -7,6 +7,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "lib/param/param.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/files/write_time.h"
 #include "source3/smbd/commands/commands.h"
 
 /*
@@ -63,6 +64,7 @@ struct tevent_req *smbd_flush_send(TALLOC_CTX *mem_ctx,
 		DBG_INFO("%s: FLUSH refused\n", req->conn->peer);
 		return tevent_req_post(result, ev);
 	}
+	smbd_write_time_flush(req->open);       /* a pending update: now */
 	if (!req->tcon->share->strict_sync) {
 		smb2_flush_respond(result, state);
 		return tevent_req_post(result, ev);

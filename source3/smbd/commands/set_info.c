@@ -16,6 +16,7 @@
 #include "lib/util/tevent_ntstatus.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
+#include "source3/smbd/files/write_time.h"
 #include "source3/smbd/files/ea.h"
 #include "source3/smbd/files/lease.h"
 #include "source3/smbd/files/oplock.h"
@@ -75,20 +76,9 @@ static bool si_time_ok(uint64_t t)
 
 static struct timespec si_timespec(uint64_t t)
 {
-	struct timespec ts = { .tv_nsec = UTIME_OMIT };
-	int64_t rel = 0;
+	struct timespec omit = { .tv_nsec = UTIME_OMIT };
 
-	if (!si_time_given(t)) {
-		return ts;
-	}
-	rel = (int64_t)t - (int64_t)NTTIME_UNIX_EPOCH;
-	ts.tv_sec = rel / 10000000;
-	ts.tv_nsec = (rel % 10000000) * 100;
-	if (ts.tv_nsec < 0) {
-		ts.tv_nsec += 1000000000;
-		ts.tv_sec--;
-	}
-	return ts;
+	return si_time_given(t) ? nttime_to_timespec(t) : omit;
 }
 
 static NTSTATUS si_basic_check(const struct si_ctx *s)
@@ -156,9 +146,17 @@ static NTSTATUS si_basic(struct si_ctx *s)
 	if (NT_STATUS_IS_OK(status)) {
 		status = si_basic_check(s);
 	}
+	if (NT_STATUS_IS_OK(status)) {
+		/* any basic information, even all zero, settles a pending
+		 * write-time update (Windows 2016, smb2.timestamps) */
+		smbd_write_time_flush(s->open);
+	}
 	if (NT_STATUS_IS_OK(status) &&
 	    (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT)) {
 		status = vfs_fntimes_writer(s->open->fh, ts);
+	}
+	if (NT_STATUS_IS_OK(status) && ts[1].tv_nsec != UTIME_OMIT) {
+		smbd_write_time_user_set(s->open, s->in->basic.write_time);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = si_basic_dosmode(s);
@@ -190,7 +188,11 @@ static NTSTATUS si_eof(struct si_ctx *s)
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	return vfs_ftruncate(s->open->fh, s->in->value);
+	status = vfs_ftruncate(s->open->fh, s->in->value);
+	if (NT_STATUS_IS_OK(status)) {
+		smbd_write_time_flush(s->open);  /* a pending update: now */
+	}
+	return status;
 }
 
 /*

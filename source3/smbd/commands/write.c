@@ -24,6 +24,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/commands/pipe.h"
+#include "source3/smbd/files/write_time.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
 #include "source3/smbd/files/oplock.h"
@@ -140,6 +141,7 @@ static NTSTATUS smb2_write_prepare(struct smbd_request *req,
 	}
 	/* level II holders stop caching reads (MS-FSA 2.1.4.12) */
 	smbd_oplock_contend_level2(req->open);
+	smbd_write_time_before_write(req->open);
 	req->open->written = true;      /* its directory's leases: at close */
 	state->fh = req->open->fh;
 	state->sync = (state->w.flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||

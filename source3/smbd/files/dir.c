@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include "source3/modules/vfs.h"
+#include "source3/smbd/files/share_mode.h"
+#include "source3/smbd/files/write_time.h"
 #include "source3/smbd/files/share_names.h"
 #include "source3/smbd/files/dir.h"
 #include "source3/smbd/files/dosmode.h"
@@ -104,7 +106,7 @@ static NTSTATUS dir_dot_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 }
 
 /* An entry's metadata with its stored DOS attributes. */
-static NTSTATUS dir_entry_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+static NTSTATUS dir_entry_meta_fs(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 			       struct smbd_dir *d, const char *name,
 			       struct smb2_file_meta *m)
 {
@@ -126,6 +128,27 @@ static NTSTATUS dir_entry_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	status = smbd_meta_at(mem_ctx, open->tcon->vfs, path, name,
 			      &d->xattrs, m);
 	talloc_free(path);
+	return status;
+}
+
+/*
+ * And the write time a handle holds (write_time.h), for an entry on the
+ * directory's own file system.
+ */
+static NTSTATUS dir_entry_meta(TALLOC_CTX *mem_ctx, struct smbd_open *open,
+			       struct smbd_dir *d, const char *name,
+			       struct smb2_file_meta *m)
+{
+	NTSTATUS status = dir_entry_meta_fs(mem_ctx, open, d, name, m);
+	struct statx st = { .stx_ino = m->file_id };
+
+	if (NT_STATUS_IS_OK(status) && open->file != NULL &&
+	    open->tcon->session->conn->server->write_times_held > 0) {
+		st.stx_dev_major = (uint32_t)(open->file->dev >> 32);
+		st.stx_dev_minor = (uint32_t)open->file->dev;
+		smbd_write_time_meta(open->tcon->session->conn->server, &st,
+				     m);
+	}
 	return status;
 }
 

@@ -709,8 +709,12 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 		status = ntacl_map_generic(tmp, &sd) ? NT_STATUS_OK :
 			NT_STATUS_NO_MEMORY;
 	}
-	if (NT_STATUS_IS_OK(status) && !sd.has_dacl && given != NULL) {
-		/* a SecD without a DACL, nothing inherited: the mode's */
+	if (NT_STATUS_IS_OK(status) && !sd.has_dacl) {
+		/*
+		 * Nothing inherited, no DACL given: the mode's, stored as
+		 * Samba stores what it inherits from the descriptor it maps
+		 * for the directory, so either server answers the same
+		 */
 		struct smb2_secdesc mapped;
 		uint8_t *raw = NULL;
 		size_t raw_len = 0;
@@ -720,7 +724,7 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 		sd.aces = mapped.aces;
 		sd.num_aces = mapped.num_aces;
 	}
-	if (NT_STATUS_IS_OK(status) && (sd.has_dacl || given != NULL)) {
+	if (NT_STATUS_IS_OK(status)) {
 		status = ntacl_apply(tmp, fh, &sd);
 	}
 	talloc_free(tmp);

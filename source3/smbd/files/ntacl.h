@@ -62,8 +62,8 @@ NTSTATUS smbd_ntacl_check_create(TALLOC_CTX *mem_ctx,
 /*
  * After creating path (fh): the descriptor given in the CREATE's SecD
  * (given, or NULL) and the one inherited from the directory
- * (smb2_secdesc_inherit) are stored as its own; with neither, nothing
- * is stored and the mapped descriptor applies.
+ * (smb2_secdesc_inherit) are stored as its own; with neither, the one
+ * mapped from its mode is, as Samba stores one for every new file.
  */
 NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 				 struct smbd_tcon *tcon, const char *path,

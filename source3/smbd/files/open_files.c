@@ -8,6 +8,7 @@
 #include "lib/util/dlist.h"
 #include "lib/util/nttime.h"
 #include "source3/modules/vfs.h"
+#include "source3/smbd/files/write_time.h"
 #include "source3/smbd/files/channel_seq.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/files/durable.h"
@@ -23,6 +24,8 @@ static int smbd_open_destructor(struct smbd_open *open)
 	struct smbd_tcon *tcon = open->tcon;
 
 	smbd_csn_open_gone(open);
+	/* before the file goes: its held write time goes to disk */
+	smbd_write_time_close(open);
 	smbd_file_detach(open);
 	if (tcon == NULL) {
 		smbd_durable_gone(open);        /* a disconnected one */
@@ -180,6 +183,9 @@ NTSTATUS smbd_open_meta(struct smbd_open *open, struct smb2_file_meta *m)
 		return status;
 	}
 	smbd_meta_from_fh(open->fh, &st, smbd_filename_base(open->name), m);
+	if (open->file != NULL && open->file->write_time_holders > 0) {
+		m->write_time = m->change_time = open->file->write_time;
+	}
 	m->delete_pending = open->file != NULL && open->file->delete_pending;
 	m->access_mask = open->access_mask;
 	m->position = open->position;

@@ -35,6 +35,12 @@ struct smbd_file {
 	struct brl_table *brl;          /* byte-range locks (brlock.c) */
 	/* CREATEs waiting for an oplock break of an open (oplock.c) */
 	struct smbd_oplock_waiter *oplock_waiters;
+	/*
+	 * The LastWriteTime clients see while handles that wrote hold it
+	 * (write_time.c): write_time_holders of them; NTTIME
+	 */
+	size_t write_time_holders;
+	uint64_t write_time;
 };
 
 /*
