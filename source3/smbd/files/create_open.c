@@ -424,7 +424,9 @@ NTSTATUS smbd_create_check_ntacl(struct smbd_tcon *tcon,
 {
 	NTSTATUS status = smbd_ntacl_check_open(out->fh, tcon, p->path,
 						out->fh, &out->st,
-						p->requested, &out->granted);
+						p->requested,
+						p->maximum_allowed,
+						&out->granted);
 
 	if (NT_STATUS_IS_OK(status) && p->maximum_allowed) {
 		p->access = p->requested | (out->granted & p->max_access);

@@ -583,7 +583,7 @@ static NTSTATUS ntacl_parent_granted(TALLOC_CTX *mem_ctx,
 NTSTATUS smbd_ntacl_check_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			       const char *path, struct vfs_fh *fh,
 			       const struct statx *st, uint32_t requested,
-			       uint32_t *granted)
+			       bool maximum, uint32_t *granted)
 {
 	TALLOC_CTX *tmp = NULL;
 	struct smb2_secdesc sd;
@@ -606,6 +606,7 @@ NTSTATUS smbd_ntacl_check_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		*granted = smb2_secdesc_granted(&sd, &tok);
 		/* MS-FSA 2.1.5.1.2.1: the directory may grant DELETE */
 		if (!(*granted & SMB2_DELETE) &&
+		    ((requested & SMB2_DELETE) || maximum) &&
 		    NT_STATUS_IS_OK(ntacl_parent_granted(tmp, tcon, path,
 							 &from_dir)) &&
 		    (from_dir & SMB2_FILE_DELETE_CHILD)) {

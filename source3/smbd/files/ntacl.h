@@ -42,14 +42,15 @@ NTSTATUS smbd_ntacl_get(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 /*
  * CREATE of an existing file or directory: the rights its descriptor
  * grants the user, DELETE also when the directory's grants
- * FILE_DELETE_CHILD.  ACCESS_DENIED when requested (generic rights
+ * FILE_DELETE_CHILD (looked at only when DELETE is requested or
+ * maximum, MAXIMUM_ALLOWED, is).  ACCESS_DENIED when requested (generic rights
  * mapped, MAXIMUM_ALLOWED excluded) asks for more.  Root (and admin
  * users) are granted everything.
  */
 NTSTATUS smbd_ntacl_check_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			       const char *path, struct vfs_fh *fh,
 			       const struct statx *st, uint32_t requested,
-			       uint32_t *granted);
+			       bool maximum, uint32_t *granted);
 
 /*
  * Before creating path: its directory's descriptor must grant
