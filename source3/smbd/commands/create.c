@@ -578,11 +578,20 @@ static NTSTATUS create_do_open(struct create_args *a,
 	}
 	if (NT_STATUS_IS_OK(status) && p.ntacl_by_caller &&
 	    res->action == SMB2_FILE_CREATED) {
+		uint64_t blocks = res->st.stx_blocks;
+
 		status = smbd_ntacl_create_apply(a, req->tcon, a->path, res->fh,
 						 p.secd);
 		if (NT_STATUS_IS_OK(status)) {
 			status = vfs_fstat(res->fh, &res->st);
 		}
+		/*
+		 * The response's AllocationSize is the file's before its
+		 * descriptor was stored, as Samba answers: on ext4 the
+		 * security.NTACL value can take a block of its own, which
+		 * i_blocks counts (smb2.create.blob, durable-open)
+		 */
+		res->st.stx_blocks = blocks;
 	} else if (NT_STATUS_IS_OK(status) && !smbd_ntacl_share(req->tcon)) {
 		status = smbd_secdesc_create_apply(res->fh, res->action,
 						   &a->r.contexts);
