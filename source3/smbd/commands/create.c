@@ -493,9 +493,11 @@ static NTSTATUS create_new_open(struct smbd_request *req,
 	smbd_csn_init(open, smb2_hdr_channel_sequence(&req->pdu->hdr));
 	if (a->has_create_guid) {
 		/* not replayable on ENOMEM: the open itself is fine */
-		(void)smbd_replay_remember(open, a->dh.create_guid,
-					   req->conn->client_guid,
-					   res->action);
+		if (smbd_replay_remember(open, a->dh.create_guid,
+					 req->conn->client_guid,
+					 res->action)) {
+			open->replay->alloc_blocks = res->st.stx_blocks;
+		}
 	}
 	*out = open;
 	return NT_STATUS_OK;
@@ -667,6 +669,7 @@ static bool create_replay_answer(TALLOC_CTX *mem_ctx, struct create_args *a,
 
 	*status = vfs_fstat(open->fh, &res.st);
 	if (NT_STATUS_IS_OK(*status)) {
+		res.st.stx_blocks = open->replay->alloc_blocks;
 		*status = create_response(mem_ctx, a, open, &res, rsp);
 	}
 	*out = NT_STATUS_IS_OK(*status) ? open : NULL;

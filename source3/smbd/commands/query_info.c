@@ -112,7 +112,8 @@ static NTSTATUS qi_alt_name(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 /*
  * FileNormalizedNameInformation (MS-FSCC 2.4.30): FileNameInformation's
  * layout with the name as it is on disk, relative to the share root and
- * without the leading backslash; the root's name is empty.  Only 3.1.1
+ * without the leading backslash, a stream's as "file:stream"; the
+ * root's name is empty.  Only 3.1.1
  * has it: older dialects get NOT_SUPPORTED (MS-SMB2 3.3.5.20.1).
  */
 static NTSTATUS qi_normalized_name(TALLOC_CTX *mem_ctx,
@@ -122,14 +123,23 @@ static NTSTATUS qi_normalized_name(TALLOC_CTX *mem_ctx,
 {
 	struct smb2_name16 name = {};
 	struct smb2_file_meta m;
+	const char *path = req->open->name;
 	NTSTATUS status;
 
 	if (req->conn->dialect < SMB2_DIALECT_0311) {
 		return NT_STATUS_NOT_SUPPORTED;
 	}
+	if (req->open->fh->stream != NULL) {
+		/* a stream's: "file:stream" as stored (smb2.getinfo) */
+		path = talloc_asprintf(mem_ctx, "%s:%s", path,
+				       req->open->fh->stream);
+		if (path == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
 	status = smbd_open_meta(req->open, &m);
 	if (NT_STATUS_IS_OK(status)) {
-		status = smbd_filename_wire(mem_ctx, req->open->name, &name);
+		status = smbd_filename_wire(mem_ctx, path, &name);
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;

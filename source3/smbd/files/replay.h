@@ -21,6 +21,11 @@ struct smbd_open_replay {
 	uint8_t create_guid[16];
 	uint8_t client_guid[16];        /* of the connection that opened it */
 	uint32_t create_action;         /* what the CREATE did */
+	/*
+	 * The allocation it answered, in 512-byte blocks: a replay answers
+	 * it again, not what an NT ACL's xattr block has added since
+	 */
+	uint64_t alloc_blocks;
 	bool eligible;                  /* Open.IsReplayEligible */
 };
 

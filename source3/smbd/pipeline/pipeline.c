@@ -887,6 +887,13 @@ static void compound_finish(struct smbd_compound *c)
 	}
 
 	smbd_compound_unqueue(c);
+	/*
+	 * The last response of a compound is padded to 8 bytes too, as
+	 * Windows and Samba send it (smbtorture compound-padding)
+	 */
+	if (!conn->terminating && !smbd_pipeline_pad_last(c)) {
+		DBG_WARNING("no memory to pad a compound response\n");
+	}
 	if (c->num_elems > 0) {
 		c->elems[c->num_elems - 1].iovcnt = c->outcnt -
 			(int)c->last_hdr;

@@ -119,6 +119,11 @@ struct smbd_pipeline {
 uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
 			   uint16_t credits, uint64_t async_id);
 /* Appends the current element's response (header from smbd_pipeline_hdr) */
+/*
+ * A compound of two or more: the last response padded to 8 bytes as
+ * the others are (no NextCommand).  false: no memory.
+ */
+bool smbd_pipeline_pad_last(struct smbd_compound *c);
 void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 			  NTSTATUS status, struct smbd_response *rsp);
 

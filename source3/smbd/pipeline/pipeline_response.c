@@ -68,24 +68,50 @@ static bool out_grow(struct smbd_compound *c, int n)
 	return true;
 }
 
+/* Pads the last element to 8 bytes; *pad says how many bytes it took. */
+static bool pad_last(struct smbd_compound *c, size_t *pad)
+{
+	uint8_t *zeros = NULL;
+
+	*pad = (8 - (c->last_len % 8)) % 8;
+	if (*pad == 0) {
+		return true;
+	}
+	/* its own bytes: encryption works in place */
+	zeros = talloc_zero_size(c, *pad);
+	if (zeros == NULL || !out_grow(c, 1)) {
+		return false;
+	}
+	c->out[c->outcnt++] = (struct iovec){
+		.iov_base = zeros, .iov_len = *pad };
+	return true;
+}
+
+bool smbd_pipeline_pad_last(struct smbd_compound *c)
+{
+	size_t pad = 0;
+
+	if (c->num_elems < 2 || c->splice != NULL) {
+		return true;    /* a lone response is not padded */
+	}
+	if (!pad_last(c, &pad)) {
+		return false;
+	}
+	c->last_len += pad;
+	return true;
+}
+
 /* Pads the previous element to 8 bytes and links it (NextCommand). */
 static bool link_previous(struct smbd_compound *c)
 {
-	size_t pad = (8 - (c->last_len % 8)) % 8;
+	size_t pad = 0;
 	uint8_t *prev_hdr = NULL;
-	uint8_t *zeros = NULL;
 
 	if (c->outcnt == 0) {
 		return true;
 	}
-	if (pad > 0) {
-		/* its own bytes: encryption works in place */
-		zeros = talloc_zero_size(c, pad);
-		if (zeros == NULL || !out_grow(c, 1)) {
-			return false;
-		}
-		c->out[c->outcnt++] = (struct iovec){
-			.iov_base = zeros, .iov_len = pad };
+	if (!pad_last(c, &pad)) {
+		return false;
 	}
 	prev_hdr = c->out[c->last_hdr].iov_base;
 	smb2_hdr_set_next_command(prev_hdr, (uint32_t)(c->last_len + pad));
