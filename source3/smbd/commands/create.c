@@ -92,29 +92,14 @@ static NTSTATUS create_check_options(const struct smb2_create_req *r)
 	return NT_STATUS_OK;
 }
 
-/* GENERIC_* to specific rights (MS-SMB2 2.2.13.1.1) */
+/*
+ * GENERIC_* to specific rights (MS-SMB2 2.2.13.1.1), MAXIMUM_ALLOWED to
+ * max_access
+ */
 static uint32_t create_map_generic(uint32_t a, uint32_t max_access)
 {
-	uint32_t out = a & ~(SMB2_GENERIC_READ | SMB2_GENERIC_WRITE |
-			     SMB2_GENERIC_EXECUTE | SMB2_GENERIC_ALL |
-			     SMB2_MAXIMUM_ALLOWED);
-
-	if (a & SMB2_GENERIC_READ) {
-		out |= SMBD_FILE_GENERIC_READ;
-	}
-	if (a & SMB2_GENERIC_WRITE) {
-		out |= SMBD_FILE_GENERIC_WRITE;
-	}
-	if (a & SMB2_GENERIC_EXECUTE) {
-		out |= SMBD_FILE_GENERIC_EXECUTE;
-	}
-	if (a & SMB2_GENERIC_ALL) {
-		out |= SMBD_FILE_ALL_ACCESS;
-	}
-	if (a & SMB2_MAXIMUM_ALLOWED) {
-		out |= max_access;
-	}
-	return out;
+	return smb2_access_map_generic(a & ~SMB2_MAXIMUM_ALLOWED) |
+	       ((a & SMB2_MAXIMUM_ALLOWED) ? max_access : 0);
 }
 
 /* Share-level access: a read-only share grants no write rights. */
