@@ -61,10 +61,11 @@ NTSTATUS smbd_ntacl_check_create(TALLOC_CTX *mem_ctx,
 				 bool is_dir);
 
 /*
- * After creating path (fh): the descriptor given in the CREATE's SecD
- * (given, or NULL) and the one inherited from the directory
- * (smb2_secdesc_inherit) are stored as its own; with neither, the one
- * mapped from its mode is, as Samba stores one for every new file.
+ * After creating path (fh): its descriptor is stored, the owner and
+ * group its own or the SecD's (given, or NULL), the DACL the SecD's as
+ * given or else the one inherited from the directory
+ * (smb2_secdesc_inherit), or else the one mapped from its mode, as
+ * Samba stores one for every new file.
  */
 NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 				 struct smbd_tcon *tcon, const char *path,
