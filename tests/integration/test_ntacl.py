@@ -33,6 +33,7 @@ import pytest
 
 import accounts as A
 from conftest import TARGET, finish_server, make_scratch_dir, make_server
+from test_setinfo import status_of
 
 smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.connection import Connection, Dialects  # noqa: E402
@@ -40,7 +41,6 @@ from smbprotocol.create_contexts import (  # noqa: E402
     CreateContextName, SMB2CreateContextRequest,
     SMB2CreateQueryMaximalAccessRequest,
     SMB2CreateQueryMaximalAccessResponse)
-from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 from smbprotocol.open import (  # noqa: E402
     CreateDisposition, CreateOptions, FileAttributes, ImpersonationLevel,
     Open, ShareAccess, SMB2QueryInfoRequest, SMB2QueryInfoResponse,
@@ -163,14 +163,6 @@ def ntacl_header(path):
 
 
 # ------------------------------------------------------------ clients
-
-def status_of(fn):
-    try:
-        fn()
-    except SMBResponseException as e:
-        return e.status
-    return OK
-
 
 class Client:
     """One user's SMB 3.1.1 session (signed) and tree connect to
