@@ -14,14 +14,14 @@ all: build
 deps:
 	@buildtools/install-deps.sh
 
-build/c4che/_cache.py: | deps
+build/c4che/_cache.py: wscript | deps
 	@$(WAF) configure
 
 build: deps build/c4che/_cache.py
 	@$(WAF) build
 
 # The sanitizer build: clang, ASan+UBSan, libFuzzer harnesses.
-build-asan/c4che/_cache.py: | deps
+build-asan/c4che/_cache.py: wscript | deps
 	@$(ASAN_WAF) configure -o build-asan --sanitize --fuzz
 
 asan: deps build-asan/c4che/_cache.py
@@ -29,7 +29,7 @@ asan: deps build-asan/c4che/_cache.py
 
 # ThreadSanitizer: unit tests and the integration suite (not part of
 # make test: it doubles its time)
-build-tsan/c4che/_cache.py: | deps
+build-tsan/c4che/_cache.py: wscript | deps
 	@$(TSAN_WAF) configure -o build-tsan --tsan
 
 tsan-build: deps build-tsan/c4che/_cache.py

@@ -26,6 +26,8 @@ PKGS = [
     ('nettle', 'NETTLE', 'nettle-dev'),
     ('libtasn1', 'TASN1', 'libtasn1-6-dev'),
     ('cmocka', 'CMOCKA', 'libcmocka-dev'),
+    # Samba's secrets.tdb and passdb.tdb (users' SIDs, docs/accounts.md)
+    ('tdb', 'TDB', 'libtdb-dev'),
 ]
 
 

@@ -200,6 +200,25 @@ size_t passdb_num_users(const struct passdb *db)
 	return db->data->num_users;
 }
 
+uint64_t passdb_generation(const struct passdb *db)
+{
+	return db->generation;
+}
+
+void passdb_foreach_user(const struct passdb *db,
+			 void (*fn)(const char *name, uint32_t uid,
+				    void *private_data),
+			 void *private_data)
+{
+	const struct passdb_entry *e;
+
+	for (e = db->data->entries; e != NULL; e = e->next) {
+		if (e->name != NULL) {
+			fn(e->name, e->uid, private_data);
+		}
+	}
+}
+
 /* ---- lookups ---- */
 
 NTSTATUS passdb_lookup(const struct passdb *db, const char *user,

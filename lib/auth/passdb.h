@@ -76,6 +76,15 @@ const struct passdb_diag *passdb_diags(const struct passdb *db);
 /* Number of valid entries. */
 size_t passdb_num_users(const struct passdb *db);
 
+/* Grows by one at every (re)load that changed what is in memory. */
+uint64_t passdb_generation(const struct passdb *db);
+
+/* fn for each valid entry, in file order. */
+void passdb_foreach_user(const struct passdb *db,
+			 void (*fn)(const char *name, uint32_t uid,
+				    void *private_data),
+			 void *private_data);
+
 /*
  * Case-insensitive lookup (names compared upper-cased, as NTLM does).
  * NT_STATUS_OK with the hash and disabled = flag D or L;

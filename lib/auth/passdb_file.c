@@ -311,6 +311,7 @@ int passdb_reload_if_changed(struct passdb *db, TALLOC_CTX *mem_ctx,
 	db->data = talloc_move(db, &fresh->data);
 	db->st = fresh->st;
 	db->have_stat = fresh->have_stat;
+	db->generation++;
 	talloc_free(fresh);
 	return 1;
 }

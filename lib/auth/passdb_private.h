@@ -43,6 +43,7 @@ struct passdb {
 	char *path;		/* NULL for a buffer */
 	char *name;		/* for diagnostics */
 	struct passdb_data *data;
+	uint64_t generation;	/* passdb_generation() */
 	bool have_stat;		/* st describes the file we read/wrote */
 	struct stat st;
 	struct auth_user_lookup lookup;

@@ -35,6 +35,7 @@
 struct lp_share;
 struct vfs_module;
 struct smbd_share_names;
+struct samsid_map;
 
 /* One share's stack: the modules and the share root (O_PATH). */
 struct vfs_handle {
@@ -52,6 +53,12 @@ struct vfs_handle {
 	 * who keeps it alive as long as the handle (the tree connect).
 	 */
 	const struct unix_token *token;
+	/*
+	 * The server's map of users' SIDs (lib/auth/samsid.h), read
+	 * through the server's own pointer: a reload replaces the map.
+	 * NULL, or pointing at NULL: Unix SIDs only.
+	 */
+	struct samsid_map *const *sid_map;
 	/* the file layer's per-share name rules (share_names.c), or NULL */
 	const struct smbd_share_names *names;
 	/* a module serves named streams (vfs_streams_xattr's connect) */

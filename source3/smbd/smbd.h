@@ -24,6 +24,8 @@ struct auth_ctx;
 struct vfs_handle;
 struct vfs_fh;
 struct passdb;
+struct samsid_map;
+struct smbd_sidmap;
 struct auth_user_lookup;
 struct smbd_identities;
 struct smbd_identity_ref;
@@ -111,6 +113,14 @@ struct smbd_server {
 	struct smbd_file **files;       /* share_mode.c hash table */
 	struct tevent_timer *deadtime_timer;
 	struct passdb *passdb;          /* smbpasswd accounts */
+	/*
+	 * Users' SIDs as Samba's standalone server gives them (lib/auth/
+	 * samsid.h): NULL without a domain SID (then Unix SIDs only).
+	 * Replaced, under the server lock, when the passdb reloads
+	 * (session/sidmap.c, which keeps what it is built from).
+	 */
+	struct samsid_map *sid_map;
+	struct smbd_sidmap *sidmap_src;
 	struct smbd_identities *identities; /* identity.c: token cache */
 	/* logon lookups: username map, Unix account, then passdb */
 	struct auth_user_lookup *logon_users;

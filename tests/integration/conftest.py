@@ -341,6 +341,11 @@ class RingsmbServer(Server):
              "  bind interfaces only = yes\n"
              "  map to guest = Bad User\n"
              "  log level = 1\n" % self.port)
+        # its own private dir: the domain SID in secrets.tdb
+        # (docs/accounts.md "SIDs"), as Samba's fixture has
+        if "private dir" not in self.extra_global:
+            (self.tmp / "private").mkdir(exist_ok=True)
+            g += "  private dir = %s\n" % (self.tmp / "private")
         # the bad-input catalogue fails hundreds of logons from 127.0.0.1
         # on purpose; test_users.py turns the back-off on where it tests it
         if "logon backoff" not in self.extra_global:

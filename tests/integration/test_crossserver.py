@@ -32,13 +32,13 @@ and the same content in each:
     r.txt                 no DACL set; READONLY, created 1999-12-31
                           23:59:59 UTC
 
-The user SIDs in f.txt's and D's ACEs are the writer's own: Samba names
-alice and bob by the S-1-5-21-...-RID SIDs of its tdbsam, ringsmb by
-their Unix SIDs S-1-22-1-<uid>.  Samba understands the Unix SIDs too
-(its tokens carry them); ringsmb does not know Samba's domain SIDs, so
-what Samba wrote with them is compared in strict xfail tests that state
-Samba's answer, and u.txt and U/ carry the checks that must hold on
-both servers.
+ringsmb runs on Samba's private dir, as an admin replacing Samba's smbd
+would run it: it takes the domain SID from Samba's secrets.tdb and the
+users' RIDs from Samba's passdb.tdb (its own passwords stay in its
+smbpasswd file), so both servers name alice and bob by the same
+S-1-5-21-...-RID SIDs, and the SIDs in f.txt's and D's ACEs are those.
+u.txt and U/ name them by their Unix SIDs S-1-22-1-<uid>, which both
+servers also understand (both tokens carry them).
 
 Every comparison asks both servers the same question as the same user
 (alice) and compares the answers, an NTSTATUS where the open or query
@@ -383,8 +383,11 @@ def servers(accounts):
     srvs = {}
     try:
         srvs["samba"] = start(SambaXS, tree, {})
+        # Samba's private dir: its secrets.tdb and passdb.tdb
         srvs["ringsmb"] = start(RingsmbXS, tree,
-                                {"smb passwd file": base / "smbpasswd"})
+                                {"smb passwd file": base / "smbpasswd",
+                                 "private dir": srvs["samba"].tmp /
+                                 "private"})
         srvs["share"] = tree.share
         yield srvs
     finally:
@@ -414,7 +417,8 @@ def clients(servers):
 @pytest.fixture(scope="module")
 def sids(servers, clients, accounts):
     """Each server's SIDs for alice and bob: the owner SID of a file the
-    user creates through it (never hardcoded)."""
+    user creates through it (never hardcoded): the same domain SIDs on
+    both, from Samba's files."""
     d = servers["share"] / "sids"
     root_dir(d)
     out = {}
@@ -431,9 +435,9 @@ def sids(servers, clients, accounts):
                 c.close_file(f)
     unix = {who: "S-1-22-1-%d" % accounts[who].uid
             for who in ("alice", "bob")}
-    assert out["ringsmb"] == unix
     assert out["samba"]["alice"].startswith("S-1-5-21-")
     assert out["samba"]["alice"] != out["samba"]["bob"]
+    assert out["ringsmb"] == out["samba"]
     for kind in out:
         out[kind]["ualice"] = unix["alice"]
         out[kind]["ubob"] = unix["bob"]
@@ -464,12 +468,9 @@ def pick(ans, what, paths):
 
 
 def comparable(top):
-    """The paths whose answers must agree.  s2r/'s files named by
-    Samba's domain SIDs are left to the strict xfail
-    test_samba_domain_sids_served_by_ringsmb; r.txt's descriptor to
-    test_same_sd_without_parent_ntacl."""
-    skip = WRITER_SID_PATHS if top == "s2r" else ()
-    return [p for p in FILES if p not in skip]
+    """The paths whose answers must agree: all of them (r.txt's
+    descriptor is test_same_sd_without_parent_ntacl's)."""
+    return list(FILES)
 
 
 def params():
@@ -554,17 +555,11 @@ def test_same_basic_information(populated, top):
         pick(ans["samba"], ("basic",), comparable(top))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ringsmb knows users only by their Unix SIDs S-1-22-1-<uid>: the "
-    "descriptors Samba stored name alice (owner and ACEs) by her tdbsam "
-    "SID S-1-5-21-...-RID, which is not in alice's ringsmb token, so "
-    "ringsmb refuses her every open of s2r/f.txt, D, D/inh.txt "
-    "(READ_CONTROL, READ_ATTRIBUTES, READ_DATA: ACCESS_DENIED) where "
-    "Samba answers with the descriptor, streams, attributes and data"))
 def test_samba_domain_sids_served_by_ringsmb(populated):
-    """What Samba wrote with its own SIDs (s2r/f.txt with its streams,
-    D, D/inh.txt) should read back through ringsmb as through Samba:
-    descriptors, stream lists and bytes, attributes and times."""
+    """What Samba wrote with its domain SIDs (s2r/f.txt with its
+    streams, D, D/inh.txt) reads back through ringsmb as through Samba:
+    descriptors, stream lists and bytes, attributes and times.  (Before
+    ringsmb read Samba's SIDs it refused alice every one of these.)"""
     ans = populated["s2r"]
     what = ("sd", "basic", "streams", "stream", "data")
     assert pick(ans["ringsmb"], what, WRITER_SID_PATHS) == \
@@ -605,27 +600,13 @@ def test_unix_sid_acl_enforced(populated, clients, top, kind):
 
 @pytest.mark.parametrize("top,kind", [
     pytest.param("s2r", "samba", id="samba-writes-samba-enforces"),
+    pytest.param("s2r", "ringsmb", id="samba-writes-ringsmb-enforces"),
     pytest.param("r2s", "ringsmb", id="ringsmb-writes-ringsmb-enforces"),
     pytest.param("r2s", "samba", id="ringsmb-writes-samba-enforces")])
 def test_writer_sid_acl_enforced(populated, clients, top, kind):
-    """f.txt's DACL in the writer's own SIDs (Samba: tdbsam domain SIDs,
-    ringsmb: Unix SIDs) is enforced by the writer, and ringsmb's by
-    Samba: bob is refused WRITE_DATA and may read."""
+    """f.txt's DACL names alice and bob by their domain SIDs: whoever
+    wrote it, both servers refuse bob WRITE_DATA and let him read."""
     assert bob_access(clients, kind, top + "/f.txt") == \
-        (ACCESS_DENIED, DATA)
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "ringsmb knows users only by their Unix SIDs S-1-22-1-<uid>; the "
-    "ACEs Samba wrote name bob by his tdbsam SID S-1-5-21-...-RID, which "
-    "is not in bob's ringsmb token, so ringsmb applies neither the DENY "
-    "nor the ALLOW: bob is refused READ_DATA too (ACCESS_DENIED). Samba "
-    "refuses bob WRITE_DATA and lets him read"))
-def test_samba_domain_sid_acl_enforced_by_ringsmb(populated, clients):
-    """Samba wrote f.txt's DACL with its domain SIDs; served by ringsmb,
-    bob should get what Samba gives him: WRITE_DATA refused, READ_DATA
-    allowed."""
-    assert bob_access(clients, "ringsmb", "s2r/f.txt") == \
         (ACCESS_DENIED, DATA)
 
 

@@ -272,7 +272,7 @@ static void test_sd__exact(void **state)
 	size_t len = 0;
 
 	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-		*state, &st, SMB2_OWNER_SECURITY_INFORMATION |
+		*state, NULL, &st, SMB2_OWNER_SECURITY_INFORMATION |
 		SMB2_GROUP_SECURITY_INFORMATION |
 		SMB2_DACL_SECURITY_INFORMATION, &out, &len)));
 	assert_int_equal(len, sizeof(sd_0640));
@@ -287,14 +287,14 @@ static void test_sd__parts(void **state)
 	size_t len = 0;
 
 	/* nothing asked for: the bare header */
-	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(*state, &st, 0,
+	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(*state, NULL, &st, 0,
 							   &out, &len)));
 	assert_int_equal(len, SMB2_SD_HEADER_SIZE);
 	assert_int_equal(pull_le16(out + 2), SMB2_SD_SELF_RELATIVE);
 	TALLOC_FREE(out);
 	/* the owner only */
 	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-		*state, &st, SMB2_OWNER_SECURITY_INFORMATION, &out, &len)));
+		*state, NULL, &st, SMB2_OWNER_SECURITY_INFORMATION, &out, &len)));
 	assert_int_equal(len, 36);
 	assert_int_equal(pull_le32(out + 4), 20);
 	assert_int_equal(pull_le32(out + 8), 0);
@@ -364,7 +364,7 @@ static void test_sd__pull_roundtrip(void **state)
 	size_t len = 0;
 
 	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-		*state, &st, SD_ALL, &out, &len)));
+		*state, NULL, &st, SD_ALL, &out, &len)));
 	assert_true(NT_STATUS_IS_OK(smb2_secdesc_pull(*state, out, len,
 						      &sd)));
 	assert_non_null(sd.owner);
@@ -379,7 +379,7 @@ static void test_sd__pull_roundtrip(void **state)
 	assert_int_equal(sd.aces[1].mask, 0x001200A9);
 	assert_int_equal(sd.aces[2].mask, 0);
 	assert_int_equal(sd.aces[2].sid.authority, 1);
-	assert_int_equal(smbd_secdesc_dacl_mode(&sd, 1000, 100), 0750);
+	assert_int_equal(smbd_secdesc_dacl_mode(&sd, NULL, 1000, 100), 0750);
 	talloc_free((void *)sd.owner);
 	talloc_free((void *)sd.group);
 	talloc_free((void *)sd.aces);
@@ -395,7 +395,7 @@ static void test_sd__every_truncation(void **state)
 	size_t len = 0, n;
 
 	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-		*state, &st, SD_ALL, &out, &len)));
+		*state, NULL, &st, SD_ALL, &out, &len)));
 	for (n = 0; n < len; n++) {
 		assert_true(NT_STATUS_EQUAL(
 			sd_pull_guarded(*state, out, n, &sd),
@@ -446,7 +446,7 @@ static void test_sd__bad(void **state)
 	size_t len = 0, i;
 
 	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-		*state, &st, SD_ALL, &out, &len)));
+		*state, NULL, &st, SD_ALL, &out, &len)));
 	assert_int_equal(len, 128);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct sd_bad_case *c = &cases[i];
@@ -478,7 +478,7 @@ static void test_sd__acl_revisions(void **state)
 	uint8_t rev;
 
 	assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-		*state, &st, SD_ALL, &out, &len)));
+		*state, NULL, &st, SD_ALL, &out, &len)));
 	for (rev = 2; rev <= 4; rev++) {
 		out[52] = rev;          /* the DACL's AclRevision */
 		/* (sd points into a guarded copy that is gone by now) */
@@ -503,7 +503,7 @@ static void test_sd__null_dacl(void **state)
 						    sizeof(hdr), &sd)));
 	assert_true(sd.has_dacl && sd.null_dacl);
 	assert_null(sd.owner);
-	assert_int_equal(smbd_secdesc_dacl_mode(&sd, 1, 1), 0777);
+	assert_int_equal(smbd_secdesc_dacl_mode(&sd, NULL, 1, 1), 0777);
 	hdr[2] = 0;
 	assert_true(NT_STATUS_IS_OK(sd_pull_guarded(*state, hdr,
 						    sizeof(hdr), &sd)));
@@ -576,7 +576,7 @@ static void test_sd__dacl_mode(void **state)
 			.has_dacl = true, .aces = cases[i].aces,
 			.num_aces = cases[i].n,
 		};
-		mode_t got = smbd_secdesc_dacl_mode(&sd, 1000, 100);
+		mode_t got = smbd_secdesc_dacl_mode(&sd, NULL, 1000, 100);
 
 		if (got != cases[i].mode) {
 			fail_msg("%s: 0%o, want 0%o", cases[i].what,
@@ -597,10 +597,10 @@ static void test_sd__mode_roundtrip(void **state)
 		size_t len = 0;
 
 		assert_true(NT_STATUS_IS_OK(smbd_secdesc_from_stat(
-			*state, &st, SD_ALL, &out, &len)));
+			*state, NULL, &st, SD_ALL, &out, &len)));
 		assert_true(NT_STATUS_IS_OK(smb2_secdesc_pull(
 			out, out, len, &sd)));
-		assert_int_equal(smbd_secdesc_dacl_mode(&sd, 7, 8), m);
+		assert_int_equal(smbd_secdesc_dacl_mode(&sd, NULL, 7, 8), m);
 		talloc_free(out);
 	}
 }

@@ -130,6 +130,9 @@ static NTSTATUS tcon_open(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 		status = vfs_connect(t, ev, share, server->ring != NULL,
 				     smbd_identity_token(id), &t->vfs);
 	}
+	if (NT_STATUS_IS_OK(status)) {
+		t->vfs->sid_map = &server->sid_map;
+	}
 	if (!NT_STATUS_IS_OK(status)) {
 		DBG_NOTICE("share [%s]: cannot connect to %s: %s\n",
 			    share->name, share->path, nt_errstr(status));

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/dcerpc/xattr_ntacl.h"
+#include "lib/auth/samsid.h"
 #include "lib/smb2/smb2.h"
 #include "lib/smb2/smb2_const.h"
 #include "lib/util/byteorder.h"
@@ -63,13 +64,24 @@ bool smbd_ntacl_token(TALLOC_CTX *mem_ctx, const struct smbd_tcon *tcon,
 		      struct smb2_token *out)
 {
 	const struct unix_token *t = tcon->vfs->token;
+	const struct samsid_map *map = smbd_sid_map(tcon->vfs);
 	size_t ngroups = t != NULL ? t->ngroups : 0;
 	struct smb2_sid *sids = talloc_zero_array(mem_ctx, struct smb2_sid,
-						   ngroups + 5);
+						   ngroups + 7);
 	size_t n = 0, i;
 
 	if (sids == NULL) {
 		return false;
+	}
+	/*
+	 * Samba's order: the user, the primary group (Domain Users for a
+	 * passdb user), then the rest
+	 */
+	if (t != NULL && samsid_uid_to_sid(map, t->uid, &sids[n])) {
+		n++;
+		if (samsid_map_compose(map, SAMSID_RID_USERS, &sids[n])) {
+			n++;
+		}
 	}
 	if (t != NULL) {
 		smbd_secdesc_unix_sid(&sids[n++], false, t->uid);
@@ -154,6 +166,7 @@ static NTSTATUS ntacl_sys_hash(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
  * first match per bit.
  */
 static unsigned ntacl_perms_for(const struct smb2_secdesc *sd,
+				const struct samsid_map *map,
 				const struct smb2_sid *sid, bool world)
 {
 	const struct smb2_sid everyone = smb2_sid_well_known(
@@ -161,6 +174,9 @@ static unsigned ntacl_perms_for(const struct smb2_secdesc *sd,
 	const struct smb2_sid users = smb2_sid_well_known(SMB2_SID_AUTH_NT,
 							  11);
 	unsigned allow = 0, deny = 0;
+	uint32_t uid = 0, other = 0;
+	/* a user is named by either of its SIDs (smbd_uid_of_sid) */
+	bool user = smbd_uid_of_sid(map, sid, &uid);
 	size_t i;
 
 	for (i = 0; i < sd->num_aces; i++) {
@@ -170,6 +186,8 @@ static unsigned ntacl_perms_for(const struct smb2_secdesc *sd,
 
 		if ((a->flags & SMB2_ACE_INHERIT_ONLY) ||
 		    !(smb2_sid_equal(&a->sid, sid) ||
+		      (user && smbd_uid_of_sid(map, &a->sid, &other) &&
+		       other == uid) ||
 		      (world && (smb2_sid_equal(&a->sid, &everyone) ||
 				 smb2_sid_equal(&a->sid, &users))))) {
 			continue;
@@ -196,6 +214,7 @@ struct posix_entry {
  * each id once, sorted by id as the kernel wants; at most max.
  */
 static size_t ntacl_named(const struct smb2_secdesc *sd,
+			  const struct samsid_map *map,
 			  const struct statx *st, bool group,
 			  struct posix_entry *out, size_t max)
 {
@@ -208,7 +227,8 @@ static size_t ntacl_named(const struct smb2_secdesc *sd,
 
 		if (a->type != SMB2_ACE_ACCESS_ALLOWED ||
 		    (a->flags & SMB2_ACE_INHERIT_ONLY) ||
-		    !smbd_secdesc_unix_id(&a->sid, group, &id) ||
+		    !(group ? smbd_secdesc_unix_id(&a->sid, true, &id) :
+		      smbd_uid_of_sid(map, &a->sid, &id)) ||
 		    id == (group ? st->stx_gid : st->stx_uid)) {
 			continue;
 		}
@@ -223,7 +243,8 @@ static size_t ntacl_named(const struct smb2_secdesc *sd,
 		}
 		out[j] = (struct posix_entry) {
 			.tag = group ? POSIX_GROUP : POSIX_USER, .id = id,
-			.perm = (uint16_t)ntacl_perms_for(sd, &a->sid, true),
+			.perm = (uint16_t)ntacl_perms_for(sd, map, &a->sid,
+							  true),
 		};
 		n++;
 	}
@@ -259,6 +280,7 @@ static uint8_t *posix_acl_push(TALLOC_CTX *mem_ctx,
  * match its token; other gets Everyone's.  No DACL or a NULL one: 0777.
  */
 static mode_t ntacl_mode(const struct smb2_secdesc *sd,
+			 const struct samsid_map *map,
 			 const struct statx *st)
 {
 	struct smb2_sid owner, group;
@@ -270,7 +292,7 @@ static mode_t ntacl_mode(const struct smb2_secdesc *sd,
 	if (!sd->has_dacl || sd->null_dacl) {
 		return 0777;
 	}
-	smbd_secdesc_unix_sid(&owner, false, st->stx_uid);
+	smbd_sid_of_uid(map, st->stx_uid, &owner);
 	smbd_secdesc_unix_sid(&group, true, st->stx_gid);
 	/*
 	 * The owner keeps r, and rwx on a directory, whatever the DACL
@@ -279,11 +301,11 @@ static mode_t ntacl_mode(const struct smb2_secdesc *sd,
 	 * SMB; without them the owner could not create in a directory
 	 * whose DACL grants FILE_ADD_FILE only (smb2.acls.DYNAMIC)
 	 */
-	up = ntacl_perms_for(sd, &owner, true) | 4 |
+	up = ntacl_perms_for(sd, map, &owner, true) | 4 |
 		(S_ISDIR(st->stx_mode) ? 7 : 0);
 	return (mode_t)(up << 6 |
-			ntacl_perms_for(sd, &group, true) << 3 |
-			ntacl_perms_for(sd, &world, false));
+			ntacl_perms_for(sd, map, &group, true) << 3 |
+			ntacl_perms_for(sd, map, &world, false));
 }
 
 /*
@@ -298,7 +320,8 @@ static NTSTATUS ntacl_sync_posix(TALLOC_CTX *mem_ctx, struct vfs_fh *dfh,
 				 const struct statx *st)
 {
 	struct posix_entry e[2 * NTACL_MAX_NAMED + 4];
-	mode_t mode = ntacl_mode(sd, st);
+	const struct samsid_map *map = smbd_sid_map(dfh->vfs);
+	mode_t mode = ntacl_mode(sd, map, st);
 	unsigned mask = (mode >> 3) & 7;
 	size_t users = 0, groups = 0, n = 0, len = 0, i;
 	uint8_t *buf = NULL;
@@ -308,8 +331,9 @@ static NTSTATUS ntacl_sync_posix(TALLOC_CTX *mem_ctx, struct vfs_fh *dfh,
 		return status;
 	}
 	if (sd->has_dacl && !sd->null_dacl) {
-		users = ntacl_named(sd, st, false, e + 1, NTACL_MAX_NAMED);
-		groups = ntacl_named(sd, st, true, e + users + 2,
+		users = ntacl_named(sd, map, st, false, e + 1,
+				    NTACL_MAX_NAMED);
+		groups = ntacl_named(sd, map, st, true, e + users + 2,
 				     NTACL_MAX_NAMED);
 	}
 	if (users + groups == 0) {
@@ -343,11 +367,12 @@ static NTSTATUS ntacl_sync_posix(TALLOC_CTX *mem_ctx, struct vfs_fh *dfh,
 
 /* ---- the stored descriptor ---- */
 
-static NTSTATUS ntacl_mapped(TALLOC_CTX *mem_ctx, const struct statx *st,
-			     struct smb2_secdesc *sd, uint8_t **raw,
-			     size_t *raw_len)
+static NTSTATUS ntacl_mapped(TALLOC_CTX *mem_ctx, const struct vfs_fh *fh,
+			     const struct statx *st, struct smb2_secdesc *sd,
+			     uint8_t **raw, size_t *raw_len)
 {
-	NTSTATUS status = smbd_secdesc_from_stat(mem_ctx, st,
+	NTSTATUS status = smbd_secdesc_from_stat(mem_ctx,
+						 smbd_sid_map(fh->vfs), st,
 						 NTACL_SECINFO_ALL, raw,
 						 raw_len);
 
@@ -385,7 +410,7 @@ static NTSTATUS ntacl_trusted(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 	case XATTR_NTACL_CHECK_SD_HASH:
 		break;
 	}
-	status = ntacl_mapped(mem_ctx, st, &mapped, &raw, &raw_len);
+	status = ntacl_mapped(mem_ctx, fh, st, &mapped, &raw, &raw_len);
 	if (NT_STATUS_IS_OK(status)) {
 		status = xattr_ntacl_sd_hash_verify(x, raw, raw_len, trusted);
 	}
@@ -427,7 +452,7 @@ NTSTATUS smbd_ntacl_get(TALLOC_CTX *mem_ctx, struct vfs_fh *fh,
 			return status;
 		}
 	}
-	return ntacl_mapped(mem_ctx, st, sd, &raw, &raw_len);
+	return ntacl_mapped(mem_ctx, fh, st, sd, &raw, &raw_len);
 }
 
 /*
@@ -454,7 +479,7 @@ static NTSTATUS ntacl_store(TALLOC_CTX *mem_ctx, struct vfs_fh *dfh,
 		status = ntacl_sys_hash(mem_ctx, dfh, &st, x.sys_acl_hash);
 	}
 	if (NT_STATUS_IS_OK(status)) {
-		status = ntacl_mapped(mem_ctx, &st, &mapped, &raw, &raw_len);
+		status = ntacl_mapped(mem_ctx, dfh, &st, &mapped, &raw, &raw_len);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = xattr_ntacl_sd_hash(raw, raw_len, x.hash);
@@ -652,6 +677,27 @@ static NTSTATUS ntacl_chown(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 			    const struct smb2_sid *owner,
 			    const struct smb2_sid *group);
 
+/*
+ * A new file's owner and group SIDs, as Samba takes them from the
+ * token: the user's SID, and its primary group, which for a passdb user
+ * is Domain Users (while the file has the user's own gid); otherwise the
+ * file's Unix group.
+ */
+static void ntacl_new_owner(const struct smbd_tcon *tcon,
+			    const struct statx *st, struct smb2_sid *owner,
+			    struct smb2_sid *group)
+{
+	const struct samsid_map *map = smbd_sid_map(tcon->vfs);
+	const struct unix_token *t = tcon->vfs->token;
+
+	smbd_sid_of_uid(map, st->stx_uid, owner);
+	if (t == NULL || t->gid != st->stx_gid ||
+	    !samsid_uid_to_sid(map, t->uid, group) ||
+	    !samsid_map_compose(map, SAMSID_RID_USERS, group)) {
+		smbd_secdesc_unix_sid(group, true, st->stx_gid);
+	}
+}
+
 NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 				 struct smbd_tcon *tcon, const char *path,
 				 struct vfs_fh *fh,
@@ -687,8 +733,7 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 		talloc_free(tmp);
 		return status;
 	}
-	smbd_secdesc_unix_sid(&owner, false, st.stx_uid);
-	smbd_secdesc_unix_sid(&group, true, st.stx_gid);
+	ntacl_new_owner(tcon, &st, &owner, &group);
 	if (given != NULL && given->owner != NULL) {
 		owner = *given->owner;          /* ntacl_chown allowed it */
 	}
@@ -720,7 +765,7 @@ NTSTATUS smbd_ntacl_create_apply(TALLOC_CTX *mem_ctx,
 		uint8_t *raw = NULL;
 		size_t raw_len = 0;
 
-		status = ntacl_mapped(tmp, &st, &mapped, &raw, &raw_len);
+		status = ntacl_mapped(tmp, fh, &st, &mapped, &raw, &raw_len);
 		sd.has_dacl = true;
 		sd.aces = mapped.aces;
 		sd.num_aces = mapped.num_aces;
@@ -761,7 +806,7 @@ static NTSTATUS ntacl_chown(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		return NT_STATUS_NO_MEMORY;
 	}
 	if (owner != NULL) {
-		if (smbd_secdesc_unix_id(owner, false, &id)) {
+		if (smbd_uid_of_sid(smbd_sid_map(tcon->vfs), owner, &id)) {
 			if (!root && id != t->uid) {
 				return NT_STATUS_INVALID_OWNER;
 			}

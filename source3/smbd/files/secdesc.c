@@ -10,6 +10,7 @@
  * FILE_GENERIC_WRITE, x FILE_GENERIC_EXECUTE; none is an ACE with mask 0
  * (kept so the three ACEs always mirror the three triples).
  */
+#include "lib/auth/samsid.h"
 #include "lib/smb2/smb2.h"
 #include "lib/smb2/smb2_const.h"
 #include "source3/modules/vfs.h"
@@ -59,9 +60,30 @@ void smbd_secdesc_unix_sid(struct smb2_sid *sid, bool group, uint32_t id)
 	sd_unix_sid(sid, group ? SD_UNIX_GROUP : SD_UNIX_USER, id);
 }
 
-NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx, const struct statx *st,
-				uint32_t secinfo, uint8_t **out,
-				size_t *out_len)
+const struct samsid_map *smbd_sid_map(const struct vfs_handle *vfs)
+{
+	return vfs != NULL && vfs->sid_map != NULL ? *vfs->sid_map : NULL;
+}
+
+void smbd_sid_of_uid(const struct samsid_map *map, uint32_t uid,
+		     struct smb2_sid *sid)
+{
+	if (!samsid_uid_to_sid(map, uid, sid)) {
+		sd_unix_sid(sid, SD_UNIX_USER, uid);
+	}
+}
+
+bool smbd_uid_of_sid(const struct samsid_map *map,
+		     const struct smb2_sid *sid, uint32_t *uid)
+{
+	return smbd_secdesc_unix_id(sid, false, uid) ||
+	       samsid_sid_to_uid(map, sid, uid);
+}
+
+NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx,
+				const struct samsid_map *map,
+				const struct statx *st, uint32_t secinfo,
+				uint8_t **out, size_t *out_len)
 {
 	struct smb2_sid owner, group;
 	struct smb2_ace aces[3] = {};
@@ -71,7 +93,7 @@ NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx, const struct statx *st,
 		.has_sacl = (secinfo & SMB2_SACL_SECURITY_INFORMATION) != 0,
 	};
 
-	sd_unix_sid(&owner, SD_UNIX_USER, st->stx_uid);
+	smbd_sid_of_uid(map, st->stx_uid, &owner);
 	sd_unix_sid(&group, SD_UNIX_GROUP, st->stx_gid);
 	aces[0].sid = owner;
 	aces[0].mask = smbd_secdesc_rights(st->stx_mode >> 6);
@@ -111,7 +133,8 @@ NTSTATUS smbd_secdesc_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	return smbd_secdesc_from_stat(mem_ctx, &st, secinfo, out, out_len);
+	return smbd_secdesc_from_stat(mem_ctx, smbd_sid_map(open->fh->vfs),
+				      &st, secinfo, out, out_len);
 }
 
 /* ---- DACL to mode ---- */
@@ -150,10 +173,13 @@ bool smbd_secdesc_unix_id(const struct smb2_sid *sid, bool group,
 	return true;
 }
 
-static enum sd_class sd_class_of(const struct smb2_sid *sid, uint32_t uid,
+static enum sd_class sd_class_of(const struct samsid_map *map,
+				 const struct smb2_sid *sid, uint32_t uid,
 				 uint32_t gid)
 {
-	if (sd_is_unix(sid, SD_UNIX_USER) && sid->sub_auths[1] == uid) {
+	uint32_t id = 0;
+
+	if (smbd_uid_of_sid(map, sid, &id) && id == uid) {
 		return SD_OWNER;
 	}
 	if (sd_is_unix(sid, SD_UNIX_GROUP) && sid->sub_auths[1] == gid) {
@@ -173,8 +199,8 @@ struct sd_perms {
 };
 
 /* First match wins per bit, as Windows evaluates ACEs in order. */
-static void sd_add_ace(struct sd_perms *p, const struct smb2_ace *ace,
-		       uint32_t uid, uint32_t gid)
+static void sd_add_ace(struct sd_perms *p, const struct samsid_map *map,
+		       const struct smb2_ace *ace, uint32_t uid, uint32_t gid)
 {
 	enum sd_class c = SD_NONE;
 	unsigned bits = 0;
@@ -184,7 +210,7 @@ static void sd_add_ace(struct sd_perms *p, const struct smb2_ace *ace,
 	     ace->type != SMB2_ACE_ACCESS_DENIED)) {
 		return;
 	}
-	c = sd_class_of(&ace->sid, uid, gid);
+	c = sd_class_of(map, &ace->sid, uid, gid);
 	if (c == SD_NONE) {
 		return;                 /* no Unix class to put it in */
 	}
@@ -197,7 +223,8 @@ static void sd_add_ace(struct sd_perms *p, const struct smb2_ace *ace,
 	}
 }
 
-mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd, uint32_t uid,
+mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd,
+			      const struct samsid_map *map, uint32_t uid,
 			      uint32_t gid)
 {
 	struct sd_perms p = {};
@@ -208,7 +235,7 @@ mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd, uint32_t uid,
 		return 0777;
 	}
 	for (i = 0; i < sd->num_aces; i++) {
-		sd_add_ace(&p, &sd->aces[i], uid, gid);
+		sd_add_ace(&p, map, &sd->aces[i], uid, gid);
 	}
 	/* a class the DACL does not name gets Everyone's bits (Samba) */
 	owner = p.seen[SD_OWNER] ? p.allow[SD_OWNER] : p.allow[SD_OTHER];
@@ -224,40 +251,46 @@ mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd, uint32_t uid,
  * (ACCESS_DENIED); a SID with no Unix id is INVALID_OWNER, as Samba
  * answers one it cannot map.
  */
-static NTSTATUS sd_check_id(const struct smb2_sid *sid, uint32_t kind,
+static NTSTATUS sd_check_id(const struct samsid_map *map,
+			    const struct smb2_sid *sid, uint32_t kind,
 			    uint32_t id)
 {
+	uint32_t got = 0;
+
 	if (sid == NULL) {
 		return NT_STATUS_OK;
 	}
-	if (!sd_is_unix(sid, kind)) {
+	if (kind == SD_UNIX_USER ? !smbd_uid_of_sid(map, sid, &got) :
+	    !smbd_secdesc_unix_id(sid, true, &got)) {
 		return NT_STATUS_INVALID_OWNER;
 	}
-	return sid->sub_auths[1] == id ? NT_STATUS_OK :
-		NT_STATUS_ACCESS_DENIED;
+	return got == id ? NT_STATUS_OK : NT_STATUS_ACCESS_DENIED;
 }
 
 NTSTATUS smbd_secdesc_apply(struct vfs_fh *fh, const struct smb2_secdesc *sd,
 			    uint32_t secinfo)
 {
+	const struct samsid_map *map = smbd_sid_map(fh->vfs);
 	struct statx st;
 	mode_t mode = 0;
 	NTSTATUS status = vfs_fstat(fh, &st);
 
 	if (NT_STATUS_IS_OK(status) &&
 	    (secinfo & SMB2_OWNER_SECURITY_INFORMATION)) {
-		status = sd_check_id(sd->owner, SD_UNIX_USER, st.stx_uid);
+		status = sd_check_id(map, sd->owner, SD_UNIX_USER,
+				     st.stx_uid);
 	}
 	if (NT_STATUS_IS_OK(status) &&
 	    (secinfo & SMB2_GROUP_SECURITY_INFORMATION)) {
-		status = sd_check_id(sd->group, SD_UNIX_GROUP, st.stx_gid);
+		status = sd_check_id(map, sd->group, SD_UNIX_GROUP,
+				     st.stx_gid);
 	}
 	if (!NT_STATUS_IS_OK(status) ||
 	    !(secinfo & SMB2_DACL_SECURITY_INFORMATION)) {
 		return status;
 	}
 	mode = (st.stx_mode & 07000) |
-		smbd_secdesc_dacl_mode(sd, st.stx_uid, st.stx_gid);
+		smbd_secdesc_dacl_mode(sd, map, st.stx_uid, st.stx_gid);
 	if (mode == (st.stx_mode & 07777)) {
 		return NT_STATUS_OK;
 	}

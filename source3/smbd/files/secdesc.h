@@ -14,11 +14,26 @@
 #include "source3/smbd/files/dir.h"
 #include "source3/smbd/files/open_files.h"
 
+struct samsid_map;
+
 /* S-1-22-1-id (a Unix user) or, group, S-1-22-2-id (a Unix group) */
 void smbd_secdesc_unix_sid(struct smb2_sid *sid, bool group, uint32_t id);
 /* The reverse: false for any other SID. */
 bool smbd_secdesc_unix_id(const struct smb2_sid *sid, bool group,
 			  uint32_t *id);
+
+/* The server's SID map through a share's handle; NULL: Unix SIDs only. */
+const struct samsid_map *smbd_sid_map(const struct vfs_handle *vfs);
+/*
+ * A uid's SID as Samba's standalone server gives it: a passdb user's
+ * S-1-5-21-domain-RID (lib/auth/samsid.h), anyone else's S-1-22-1-uid.
+ * Groups keep S-1-22-2-gid (smbd_secdesc_unix_sid).
+ */
+void smbd_sid_of_uid(const struct samsid_map *map, uint32_t uid,
+		     struct smb2_sid *sid);
+/* The uid a user SID names, in either form; false for any other SID. */
+bool smbd_uid_of_sid(const struct samsid_map *map,
+		     const struct smb2_sid *sid, uint32_t *uid);
 
 /* Rights for one rwx triple (the bits in the low three of perms). */
 uint32_t smbd_secdesc_rights(unsigned perms);
@@ -32,28 +47,31 @@ uint32_t smbd_secdesc_rights(unsigned perms);
 NTSTATUS smbd_secdesc_query(TALLOC_CTX *mem_ctx, struct smbd_open *open,
 			    uint32_t secinfo, uint8_t **out, size_t *out_len);
 
-/* The same from statx alone (tests). */
-NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx, const struct statx *st,
-				uint32_t secinfo, uint8_t **out,
-				size_t *out_len);
+/* The same from statx alone (tests: map NULL). */
+NTSTATUS smbd_secdesc_from_stat(TALLOC_CTX *mem_ctx,
+				const struct samsid_map *map,
+				const struct statx *st, uint32_t secinfo,
+				uint8_t **out, size_t *out_len);
 
 /* The rwx triple (0..7) an ACE's access mask maps to. */
 unsigned smbd_secdesc_perms(uint32_t mask);
 
 /*
  * The permission bits (0..0777) a DACL maps to for a file owned by
- * uid:gid.  Only ACEs for S-1-22-1-uid, S-1-22-2-gid and Everyone that
+ * uid:gid.  Only ACEs for uid's SIDs (either form, smbd_uid_of_sid),
+ * S-1-22-2-gid and Everyone that
  * apply to the object itself count, in order, first match per bit; an
  * owner or group the DACL does not name gets Everyone's bits.  No DACL
  * or a NULL DACL: 0777; an empty DACL: 0.
  */
-mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd, uint32_t uid,
+mode_t smbd_secdesc_dacl_mode(const struct smb2_secdesc *sd,
+			      const struct samsid_map *map, uint32_t uid,
 			      uint32_t gid);
 
 /*
  * Applies the parts secinfo names, without access checks: owner and
- * group only as the file's own (another Unix id ACCESS_DENIED, a
- * non-Unix SID INVALID_OWNER), the DACL as fchmod.
+ * group only as the file's own (another Unix id ACCESS_DENIED, a SID
+ * with no Unix id INVALID_OWNER), the DACL as fchmod.
  */
 NTSTATUS smbd_secdesc_apply(struct vfs_fh *fh, const struct smb2_secdesc *sd,
 			    uint32_t secinfo);

@@ -20,6 +20,7 @@
 #include "source3/smbd/session/budget.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/session/logon_throttle.h"
+#include "source3/smbd/session/sidmap.h"
 #include "source3/smbd/transport/rxmem.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/server/server.h"
@@ -142,8 +143,10 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	/*
 	 * The password database reloads itself when its file changes; a new
 	 * 'smb passwd file' path needs a restart (in-flight logons hold the
-	 * current database).
+	 * current database).  The SIDs are read again: the private dir,
+	 * netbios name or passdb backend may have changed.
 	 */
+	smbd_sidmap_load(server);
 	DBG_NOTICE("SIGHUP: configuration reloaded\n");
 }
 
@@ -255,6 +258,7 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 	server->cmdline_debuglevel = debuglevel;
 	server->log_stderr = log_stderr;
 	setup_logging(server->lp, debuglevel, log_stderr);
+	smbd_sidmap_load(server);
 	return server;
 }
 

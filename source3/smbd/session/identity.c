@@ -14,6 +14,7 @@
 #include "lib/param/param.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/session/identity.h"
+#include "source3/smbd/session/sidmap.h"
 #include "source3/smbd/files/create_open.h"
 #include "source3/smbd/files/open_files.h"
 
@@ -434,6 +435,8 @@ static NTSTATUS logon_lookup(void *private_data, const char *user,
 	}
 	pdb = passdb_user_lookup(server->passdb);
 	status = pdb->fn(pdb->private_data, unix_name, domain, out);
+	/* the lookup may have reloaded the file: new users, new SIDs */
+	smbd_sidmap_refresh(server);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
