@@ -102,7 +102,7 @@ FILES = ("f.txt", "u.txt", "r.txt", "e.txt", "D", "D/inh.txt", "U",
          "U/inh.txt")
 STREAMED = ("f.txt", "u.txt")
 STREAMS = ("Zone.Identifier", "second")
-# named by the writer's own SIDs: Samba's domain SIDs in s2r/
+# named by the domain SIDs both servers give alice and bob
 WRITER_SID_PATHS = ("f.txt", "D", "D/inh.txt")
 # made in a directory without an NT ACL and given none
 NO_DACL_SET = ("r.txt",)

@@ -232,7 +232,9 @@ static void build_map(struct smbd_server *server)
 	if (b.users == NULL) {
 		return;
 	}
-	memcpy(b.users, m->tdbsam, m->n_tdbsam * sizeof(*b.users));
+	if (m->n_tdbsam > 0) {
+		memcpy(b.users, m->tdbsam, m->n_tdbsam * sizeof(*b.users));
+	}
 	b.n = m->n_tdbsam;
 	if (server->passdb != NULL) {
 		passdb_foreach_user(server->passdb, add_passdb_user, &b);
