@@ -27,10 +27,20 @@ static bool may(const struct smbd_open *open, uint32_t access)
 /*
  * MS-FSA 2.1.5.9.38.  Any of write data, append or write attributes
  * will do, as in Samba.  The flag is FILE_ATTRIBUTE_SPARSE_FILE in the
- * stored DOS attributes (dosmode.c); allocated ranges come from the file
- * system itself, sparse flag or not, and a hole punched in a file never
- * marked sparse still reads as zeros.
+ * stored DOS attributes (dosmode.c).  As on NTFS, only a sparse file has
+ * holes a client sees: ZERO_DATA keeps a non-sparse file's range
+ * allocated, and QUERY_ALLOCATED_RANGES reports all of a non-sparse file
+ * (so clearing the flag makes the file read as allocated again).
  */
+static bool is_sparse(struct smbd_open *open)
+{
+	struct smbd_dosmode dm;
+
+	return NT_STATUS_IS_OK(smbd_dosmode_current(
+			open->fh, smbd_filename_base(open->name), &dm)) &&
+	       (dm.attrs & SMB2_FILE_ATTRIBUTE_SPARSE_FILE) != 0;
+}
+
 static NTSTATUS set_sparse_attr(struct smbd_open *open, bool sparse)
 {
 	struct smbd_dosmode dm;
@@ -72,7 +82,9 @@ static NTSTATUS fsctl_set_sparse(struct smbd_ioctl *io)
 /*
  * MS-FSCC 2.3.67: zero [FileOffset, BeyondFinalZero) without changing
  * the file size: a hole where the file system can punch one, zeroed
- * blocks where it can only do that.
+ * blocks where it can only do that.  A file not marked sparse gets its
+ * blocks back (as NTFS keeps them, and Samba with "strict allocate"):
+ * the range stays allocated, only zeroed.
  */
 static NTSTATUS fsctl_set_zero_data(struct smbd_ioctl *io)
 {
@@ -109,11 +121,16 @@ static NTSTATUS fsctl_set_zero_data(struct smbd_ioctl *io)
 			       z.file_offset,
 			       z.beyond_final_zero - z.file_offset);
 	if (NT_STATUS_EQUAL(status, NT_STATUS_NOT_SUPPORTED)) {
-		status = vfs_fallocate(io->open->fh,
-				       FALLOC_FL_ZERO_RANGE |
-					       FALLOC_FL_KEEP_SIZE,
-				       z.file_offset,
-				       z.beyond_final_zero - z.file_offset);
+		return vfs_fallocate(io->open->fh,
+				     FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+				     z.file_offset,
+				     z.beyond_final_zero - z.file_offset);
+	}
+	if (NT_STATUS_IS_OK(status) && !is_sparse(io->open)) {
+		/* best effort: the data is zero either way */
+		(void)vfs_fallocate(io->open->fh, FALLOC_FL_KEEP_SIZE,
+				    z.file_offset,
+				    z.beyond_final_zero - z.file_offset);
 	}
 	return status;
 }
@@ -151,8 +168,9 @@ static NTSTATUS qar_walk(struct smbd_ioctl *io, uint64_t off, uint64_t end,
 
 /*
  * MS-FSCC 2.3.51: the allocated ranges within the asked range and the
- * file.  As many as fit with BUFFER_OVERFLOW when there are more (as
- * Windows; Samba answers BUFFER_TOO_SMALL with none).
+ * file: of a sparse file the data extents, of any other file all of it
+ * (NTFS and Samba).  As many as fit with BUFFER_OVERFLOW when there are
+ * more (as Windows; Samba answers BUFFER_TOO_SMALL with none).
  */
 static NTSTATUS fsctl_query_allocated_ranges(struct smbd_ioctl *io)
 {
@@ -184,7 +202,22 @@ static NTSTATUS fsctl_query_allocated_ranges(struct smbd_ioctl *io)
 			      io->max_out % SMB2_ALLOC_RANGE_SIZE) == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = qar_walk(io, q.file_offset, end, &n);
+	if (is_sparse(io->open)) {
+		status = qar_walk(io, q.file_offset, end, &n);
+	} else if (q.file_offset < end) {
+		struct smb2_alloc_range all = {
+			.file_offset = q.file_offset,
+			.length = end - q.file_offset,
+		};
+
+		status = NT_STATUS_BUFFER_OVERFLOW;
+		if (io->out_len >= SMB2_ALLOC_RANGE_SIZE) {
+			smb2_alloc_range_push(&all, io->out,
+					      SMB2_ALLOC_RANGE_SIZE);
+			n = 1;
+			status = NT_STATUS_OK;
+		}
+	}
 	io->out_len = n * SMB2_ALLOC_RANGE_SIZE;
 	/* no ranges is success whatever the size; one that does not fit */
 	if (NT_STATUS_EQUAL(status, NT_STATUS_BUFFER_OVERFLOW) && n == 0) {

@@ -301,8 +301,13 @@ static NTSTATUS qi_fs_meta(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	m->sectors_per_unit = unit >= QI_BYTES_PER_SECTOR ?
 		(uint32_t)(unit / QI_BYTES_PER_SECTOR) : 1;
 	m->read_only = tcon->read_only;
-	/* FILE_CASE_SENSITIVE_SEARCH: only "case sensitive = yes" */
-	m->case_sensitive = !casefold_share(tcon->share);
+	/*
+	 * FILE_CASE_SENSITIVE_SEARCH says the file system can look names
+	 * up by exact case (MS-FSCC 2.5.1), not that this share does: NTFS
+	 * and Samba set it on every share, and smbtorture's
+	 * smb2.streams.names3 runs only when it is set
+	 */
+	m->case_sensitive = true;
 	m->named_streams = tcon->vfs->streams;
 	qi_object_id(share, m->object_id);
 	return NT_STATUS_OK;
