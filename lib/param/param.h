@@ -62,6 +62,13 @@ enum lp_case_sensitive {
 	LP_CASE_NO,
 };
 
+/* "mangled names" (Samba's): where 8.3 names show (docs/vfs.md) */
+enum lp_mangled_names {
+	LP_MANGLED_ILLEGAL = 0, /* opened by, not listed (Samba's default) */
+	LP_MANGLED_YES,         /* also in Both/IdBoth listings */
+	LP_MANGLED_NO,          /* neither */
+};
+
 /* "smb2 read mode" (ringsmb): how a READ's data reaches the socket */
 enum lp_read_mode {
 	LP_READ_MODE_AUTO = 0,          /* splice where allowed, else copy */
@@ -133,6 +140,7 @@ struct lp_share {
 	bool kernel_oplocks;            /* ... backed by Linux file leases */
 	bool durable_handles;           /* CREATE may grant DHnQ/DH2Q */
 	int case_sensitive;             /* enum lp_case_sensitive */
+	int mangled_names;              /* enum lp_mangled_names */
 	bool preserve_case;             /* new names keep the client's case */
 	int read_mode;                  /* enum lp_read_mode */
 	int min_splice_size;            /* bytes: smaller READs are copied */

@@ -92,6 +92,15 @@ static const struct lp_enum_val case_sensitive_vals[] = {
 	{ NULL, 0 },
 };
 
+static const struct lp_enum_val mangled_names_vals[] = {
+	{ "illegal", LP_MANGLED_ILLEGAL },
+	{ "yes", LP_MANGLED_YES },
+	{ "true", LP_MANGLED_YES },
+	{ "no", LP_MANGLED_NO },
+	{ "false", LP_MANGLED_NO },
+	{ NULL, 0 },
+};
+
 const struct lp_param lp_params[] = {
 	/* [global] only */
 	{ "smb ports", LP_PORTS, G(smb_ports), .def = "445",
@@ -255,6 +264,8 @@ const struct lp_param lp_params[] = {
 	  .enums = case_sensitive_vals,
 	  .synonyms = NAMES("casesignames") },
 	{ "preserve case", LP_BOOL, S(preserve_case), .def = "yes" },
+	{ "mangled names", LP_ENUM, S(mangled_names), .def = "illegal",
+	  .enums = mangled_names_vals },
 	/*
 	 * ringsmb: how READ payloads reach the socket (docs/performance.md).
 	 * auto by default: splice (page-cache pages lent to the socket) only

@@ -669,10 +669,17 @@ static void de_encode(struct fi_w *w, uint8_t info_class,
 		w_u32(w, 0);    /* Reserved */
 		w_u64(w, m->file_id);
 	} else if (info_class != SMB2_FILE_FULL_DIRECTORY_INFORMATION) {
-		/* Both, IdBoth: no 8.3 names (ShortNameLength 0) */
+		/* Both, IdBoth: ShortNameLength, Reserved1, ShortName */
+		size_t sl = m->short_name != NULL ?
+			strnlen(m->short_name, DE_SHORT_NAME_BYTES / 2) : 0;
+		size_t i;
+
+		w_u8(w, (uint8_t)(2 * sl));
 		w_u8(w, 0);
-		w_u8(w, 0);
-		w_zero(w, DE_SHORT_NAME_BYTES);
+		for (i = 0; i < sl; i++) {
+			w_u16(w, (uint8_t)m->short_name[i]);
+		}
+		w_zero(w, DE_SHORT_NAME_BYTES - 2 * sl);
 		if (info_class == SMB2_FILE_ID_BOTH_DIRECTORY_INFORMATION) {
 			w_u16(w, 0);    /* Reserved2 */
 			w_u64(w, m->file_id);

@@ -30,6 +30,8 @@ struct smb2_file_meta {
 	bool is_dir;
 	uint64_t file_id;               /* IndexNumber: the inode */
 	uint32_t ea_size;
+	/* Both/IdBoth listings: the 8.3 name (ASCII, <= 12), NULL for none */
+	const char *short_name;
 	/* per open (QUERY_INFO only) */
 	uint32_t access_mask;
 	uint64_t position;

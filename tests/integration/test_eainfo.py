@@ -28,7 +28,7 @@ from smbprotocol.create_contexts import (  # noqa: E402
     SMB2CreateContextRequest)
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 from smbprotocol.open import (  # noqa: E402
-    CreateDisposition, FileAttributes, ImpersonationLevel, Open,
+    CreateDisposition, CreateOptions, FileAttributes, ImpersonationLevel, Open,
     ShareAccess, SMB2QueryInfoRequest, SMB2QueryInfoResponse,
     SMB2SetInfoRequest)
 from smbprotocol.session import Session  # noqa: E402
@@ -126,7 +126,12 @@ def esrv():
     tree.share.mkdir()
     os.chmod(tree.share, 0o777)
     cls = SambaServer if TARGET == "samba" else RingsmbServer
-    srv = writable(cls)(tree).start()
+    # the same directory with 8.3 names listed, and with none at all
+    shares = [{"name": "mangled", "path": tree.share, "read_only": False,
+               "params": {"mangled names": "yes"}},
+              {"name": "nomangle", "path": tree.share, "read_only": False,
+               "params": {"mangled names": "no"}}]
+    srv = writable(cls)(tree, shares=shares).start()
     try:
         yield srv
     finally:
@@ -134,11 +139,9 @@ def esrv():
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture
-def t(esrv, request):
-    d = esrv.tree.share / request.node.name.replace("[", "_").strip("]")
-    d.mkdir(mode=0o777)
-    os.chmod(d, 0o777)
+def guest_tree(esrv, share, d):
+    """A guest's tree connect to share, for the test directory d (a
+    generator: yields the tree, then disconnects)."""
     conn = Connection(uuid.uuid4(), esrv.host, esrv.port,
                       require_signing=False)
     conn.connect(Dialects.SMB_3_1_1, timeout=TIMEOUT)
@@ -146,7 +149,7 @@ def t(esrv, request):
         session = Session(conn, username="guest", password="",
                           require_encryption=False, auth_protocol="ntlm")
         session.connect()
-        tree = TreeConnect(session, r"\\%s\share" % esrv.host)
+        tree = TreeConnect(session, r"\\%s\%s" % (esrv.host, share))
         tree.connect(require_secure_negotiate=False)
         tree.dir = d
         tree.rel = d.name
@@ -155,6 +158,26 @@ def t(esrv, request):
         session.disconnect()
     finally:
         conn.disconnect(True)
+
+
+@pytest.fixture
+def t(esrv, request):
+    d = esrv.tree.share / request.node.name.replace("[", "_").strip("]")
+    d.mkdir(mode=0o777)
+    os.chmod(d, 0o777)
+    yield from guest_tree(esrv, "share", d)
+
+
+@pytest.fixture
+def tm(esrv, t):
+    """t's directory through [mangled] ("mangled names = yes")."""
+    yield from guest_tree(esrv, "mangled", t.dir)
+
+
+@pytest.fixture
+def tn(esrv, t):
+    """t's directory through [nomangle] ("mangled names = no")."""
+    yield from guest_tree(esrv, "nomangle", t.dir)
 
 
 def wname(tree, name):
@@ -573,6 +596,62 @@ def test_open_by_short_name(t):
     f = open_short(t, "NOSUCH~ZZ.TXT", CreateDisposition.FILE_CREATE)
     f.close()
     assert (t.dir / "NOSUCH~ZZ.TXT").exists()
+
+
+def listed_short_names(tree, info_class):
+    """{name: ShortName} of the test directory's Both/IdBoth listing."""
+    d = Open(tree, tree.rel)
+    d.create(ImpersonationLevel.Impersonation, 0x00120089,
+             FileAttributes.FILE_ATTRIBUTE_DIRECTORY, SHARE_ALL,
+             CreateDisposition.FILE_OPEN,
+             CreateOptions.FILE_DIRECTORY_FILE)
+    try:
+        ents = d.query_directory("*", info_class)
+    finally:
+        d.close()
+    out = {}
+    for e in ents:
+        name = e["file_name"].get_value().decode("utf-16-le")
+        n = e["short_name_length"].get_value()
+        out[name] = e["short_name"].get_value()[:n].decode("utf-16-le")
+    return out
+
+
+@pytest.mark.parametrize("info_class", [3, 37], ids=["Both", "IdBoth"])
+def test_short_names_in_listings(t, tm, info_class):
+    """With 'mangled names = yes', Both and IdBoth listings carry the 8.3
+    name of a name that is not one (the FileAlternateNameInformation
+    answer, upper case, at most 12 characters), and none for an 8.3 name
+    or the dot entries, as NTFS with short names lists them.  By default
+    ('illegal', as Samba 4.17) no listing carries one."""
+    names = ("A long file name.html", "SHORT.TXT", "lower.txt",
+             "two.dots.here", "nodot")
+    for n in names:
+        (t.dir / n).write_bytes(b"x")
+    assert set(listed_short_names(t, info_class).values()) == {""}
+    got = listed_short_names(tm, info_class)
+    assert set(got) == set(names) | {".", ".."}
+    assert got["."] == "" and got[".."] == ""
+    assert got["SHORT.TXT"] == "" and got["lower.txt"] == ""
+    assert got["nodot"] == ""
+    for n in ("A long file name.html", "two.dots.here"):
+        short = got[n]
+        assert short and "~" in short and len(short) <= 12
+        assert short == short.upper()
+        assert short == alt_name(t, n)
+
+
+def test_mangled_names_no(t, tn):
+    """'mangled names = no': a short name opens nothing (Samba's rule);
+    the default opens the file it names."""
+    (t.dir / "Another long name.docx").write_bytes(b"doc")
+    short = alt_name(t, "Another long name.docx")
+    f = open_short(t, short, CreateDisposition.FILE_OPEN, access=0x00120089)
+    f.close()
+    with pytest.raises(SMBResponseException) as e:
+        open_short(tn, short, CreateDisposition.FILE_OPEN,
+                   access=0x00120089)
+    assert e.value.status == 0xC0000034         # OBJECT_NAME_NOT_FOUND
 
 
 def test_fs_control_and_object_id(t):

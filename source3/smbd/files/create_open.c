@@ -742,6 +742,7 @@ static NTSTATUS open_mangled(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 	NTSTATUS s;
 
 	if (!NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
+	    tcon->share->mangled_names == LP_MANGLED_NO ||
 	    !smbd_mangle_is_short(smbd_filename_base(q->path))) {
 		return status;
 	}

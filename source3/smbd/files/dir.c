@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
+#include "lib/param/param.h"
+#include "lib/smb2/eainfo.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/write_time.h"
@@ -196,7 +198,8 @@ static NTSTATUS dir_add(TALLOC_CTX *tmp, struct smbd_open *open,
 			const char *name, bool *added, bool *full)
 {
 	struct smb2_name16 n16 = {};
-	struct smb2_file_meta m;
+	struct smb2_file_meta m = {};
+	char shortname[SMB2_SHORT_NAME_MAX];
 	uint8_t *u = NULL;
 	NTSTATUS status;
 
@@ -218,6 +221,19 @@ static NTSTATUS dir_add(TALLOC_CTX *tmp, struct smbd_open *open,
 		return NT_STATUS_OK;
 	}
 	n16.data = u;
+	/*
+	 * With "mangled names = yes" (as Samba 4.17: not by default) the
+	 * 8.3 name of a name that is not one already, as NTFS with short
+	 * names lists it: the name FileAlternateNameInformation gives and a
+	 * CREATE by short name finds (mangle.c)
+	 */
+	if (open->tcon->share->mangled_names == LP_MANGLED_YES &&
+	    (l->info_class == SMB2_FILE_BOTH_DIRECTORY_INFORMATION ||
+	     l->info_class == SMB2_FILE_ID_BOTH_DIRECTORY_INFORMATION) &&
+	    d->dots >= 2 && !smb2_name_is_83(name)) {
+		smb2_short_name(name, shortname);
+		m.short_name = shortname;
+	}
 	if (!smb2_dirlist_add(l, &m, &n16)) {
 		*full = true;
 		if (d->dots >= 2 && name != d->pending) {
