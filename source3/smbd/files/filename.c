@@ -101,6 +101,15 @@ static char *fn_join(TALLOC_CTX *mem_ctx, const char **stack, size_t depth)
 	return path;
 }
 
+static void fn_slashes(char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '/') {
+			*s = '\\';
+		}
+	}
+}
+
 static size_t fn_count(const char *s, char c)
 {
 	size_t n = 0;
@@ -168,8 +177,9 @@ NTSTATUS smbd_filename_convert_stream(TALLOC_CTX *mem_ctx,
 	if (name16->len / 2 > FN_MAX_PATH_CHARS) {
 		return NT_STATUS_OBJECT_NAME_INVALID;
 	}
-	/* MS-SMB2 3.3.5.9: a name starting with '\' is invalid */
-	if (name16->len >= 2 && pull_le16(name16->data) == '\\') {
+	/* MS-SMB2 3.3.5.9: a name starting with '\' is invalid ('/' too) */
+	if (name16->len >= 2 && (pull_le16(name16->data) == '\\' ||
+				 pull_le16(name16->data) == '/')) {
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	tmp = talloc_new(mem_ctx);
@@ -178,6 +188,12 @@ NTSTATUS smbd_filename_convert_stream(TALLOC_CTX *mem_ctx,
 	}
 	status = smb2_utf16_to_utf8(tmp, name16->data, name16->len, &s);
 	if (NT_STATUS_IS_OK(status)) {
+		/*
+		 * '/' separates components as '\' does, as Samba reads it
+		 * (smbtorture's smb2.timestamps names "dir/file"); it can
+		 * never be part of a name on Linux anyway
+		 */
+		fn_slashes(s);
 		/* one slot per component: separators + 1 */
 		stack = talloc_array(tmp, const char *, fn_count(s, '\\') + 1);
 		status = stack ? fn_split(mem_ctx, s, stack, &depth,
