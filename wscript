@@ -26,8 +26,6 @@ PKGS = [
     ('nettle', 'NETTLE', 'nettle-dev'),
     ('libtasn1', 'TASN1', 'libtasn1-6-dev'),
     ('cmocka', 'CMOCKA', 'libcmocka-dev'),
-    # Samba's secrets.tdb and passdb.tdb (users' SIDs, docs/accounts.md)
-    ('tdb', 'TDB', 'libtdb-dev'),
 ]
 
 

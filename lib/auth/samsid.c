@@ -10,8 +10,6 @@
 #define SAMSID_AUTH_NT		5
 #define SAMSID_NT_NON_UNIQUE	21
 #define SAMSID_DOMAIN_AUTHS	4       /* 21, x, y, z */
-#define SAMSID_RID_PREFIX	"RID_"
-#define SAMSID_RID_KEY_LEN	12      /* "RID_" + 8 hex digits */
 
 struct samsid_map {
 	struct smb2_sid domain;
@@ -33,52 +31,9 @@ static uint32_t get_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
+bool samsid_is_domain(const struct smb2_sid *sid)
 {
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-bool samsid_dom_sid_parse(const uint8_t *buf, size_t len,
-			  struct smb2_sid *out)
-{
-	struct smb2_sid sid = {};
-	size_t i;
-
-	if (buf == NULL || len != SAMSID_DOM_SID_SIZE || buf[0] != 1 ||
-	    buf[1] > SMB2_SID_MAX_SUBAUTH) {
-		return false;
-	}
-	sid.num_auths = buf[1];
-	for (i = 0; i < 6; i++) {
-		sid.authority = sid.authority << 8 | buf[2 + i];
-	}
-	for (i = 0; i < sid.num_auths; i++) {
-		sid.sub_auths[i] = get_le32(buf + 8 + 4 * i);
-	}
-	if (!is_domain_sid(&sid)) {
-		return false;
-	}
-	*out = sid;
-	return true;
-}
-
-void samsid_dom_sid_push(const struct smb2_sid *sid,
-			 uint8_t out[SAMSID_DOM_SID_SIZE])
-{
-	size_t i;
-
-	memset(out, 0, SAMSID_DOM_SID_SIZE);
-	out[0] = 1;
-	out[1] = sid->num_auths;
-	for (i = 0; i < 6; i++) {
-		out[2 + i] = sid->authority >> (8 * (5 - i));
-	}
-	for (i = 0; i < sid->num_auths && i < SMB2_SID_MAX_SUBAUTH; i++) {
-		put_le32(out + 8 + 4 * i, sid->sub_auths[i]);
-	}
+	return is_domain_sid(sid);
 }
 
 void samsid_domain_from_random(struct smb2_sid *out, const uint8_t rnd[12])
@@ -90,65 +45,279 @@ void samsid_domain_from_random(struct smb2_sid *out, const uint8_t rnd[12])
 	};
 }
 
-char *samsid_secrets_key(TALLOC_CTX *mem_ctx, const char *netbios_name)
+/* A decimal number of [*p, end) up to max; *p moves past it. */
+static bool dec(const char **p, const char *end, uint64_t max, uint64_t *v)
 {
-	char *key = talloc_asprintf(mem_ctx, "SECRETS/SID/%s", netbios_name);
-	char *p;
+	const char *s = *p;
+	uint64_t n = 0;
 
-	for (p = key; p != NULL && *p != '\0'; p++) {
-		if (*p >= 'a' && *p <= 'z') {
-			*p -= 'a' - 'A';
-		}
-	}
-	return key;
-}
-
-static int hex_digit(uint8_t c)
-{
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	}
-	if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	}
-	return -1;
-}
-
-bool samsid_rid_record(const uint8_t *key, size_t key_len,
-		       const uint8_t *data, size_t data_len, uint32_t *rid,
-		       const char **name)
-{
-	uint32_t v = 0;
-	size_t i;
-
-	if (key == NULL || data == NULL) {
+	if (s == end || *s < '0' || *s > '9') {
 		return false;
 	}
-	/* the key is stored with its NUL (Samba's dbwrap_*_bystring) */
-	if (key_len == SAMSID_RID_KEY_LEN + 1 &&
-	    key[SAMSID_RID_KEY_LEN] == '\0') {
-		key_len--;
-	}
-	if (key_len != SAMSID_RID_KEY_LEN ||
-	    memcmp(key, SAMSID_RID_PREFIX, strlen(SAMSID_RID_PREFIX)) != 0) {
-		return false;
-	}
-	for (i = strlen(SAMSID_RID_PREFIX); i < key_len; i++) {
-		int d = hex_digit(key[i]);
-
-		if (d < 0) {
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		n = n * 10 + (uint64_t)(*s - '0');
+		if (n > max) {
 			return false;
 		}
-		v = v << 4 | (uint32_t)d;
 	}
-	/* a name of at least one byte, NUL-terminated, no NUL inside */
-	if (data_len < 2 || data[data_len - 1] != '\0' ||
-	    memchr(data, '\0', data_len - 1) != NULL) {
+	*p = s;
+	*v = n;
+	return true;
+}
+
+bool samsid_sid_parse(const char *s, size_t len, struct smb2_sid *out)
+{
+	const char *p = s, *end = s + len;
+	struct smb2_sid sid = {};
+	uint64_t v = 0;
+
+	if (len < 4 || memcmp(s, "S-1-", 4) != 0) {
 		return false;
 	}
-	*rid = v;
-	*name = (const char *)data;
+	p += 4;
+	if (!dec(&p, end, (UINT64_C(1) << 48) - 1, &v)) {
+		return false;
+	}
+	sid.authority = v;
+	while (p < end) {
+		if (*p != '-' || sid.num_auths == SMB2_SID_MAX_SUBAUTH) {
+			return false;
+		}
+		p++;
+		if (!dec(&p, end, UINT32_MAX, &v)) {
+			return false;
+		}
+		sid.sub_auths[sid.num_auths++] = (uint32_t)v;
+	}
+	*out = sid;
 	return true;
+}
+
+void samsid_sid_format(const struct smb2_sid *sid,
+		       char buf[SAMSID_SID_TEXT_MAX])
+{
+	size_t used = (size_t)snprintf(buf, SAMSID_SID_TEXT_MAX, "S-1-%llu",
+				       (unsigned long long)sid->authority);
+	uint8_t i;
+
+	for (i = 0; i < sid->num_auths && i < SMB2_SID_MAX_SUBAUTH &&
+	     used < SAMSID_SID_TEXT_MAX; i++) {
+		used += (size_t)snprintf(buf + used,
+					 SAMSID_SID_TEXT_MAX - used, "-%u",
+					 sid->sub_auths[i]);
+	}
+}
+
+/* ---- the SID file ---- */
+
+struct sf_parse {
+	struct samsid_file *f;
+	const char *name;
+	size_t cap_users, cap_diags;
+	bool oom;
+};
+
+static void sf_diag(struct sf_parse *ps, unsigned line, const char *what)
+{
+	struct samsid_file *f = ps->f;
+	char *d;
+
+	if (f->num_diags == ps->cap_diags) {
+		const char **n;
+
+		ps->cap_diags = ps->cap_diags == 0 ? 8 : 2 * ps->cap_diags;
+		n = talloc_realloc(f, f->diags, const char *, ps->cap_diags);
+		if (n == NULL) {
+			ps->oom = true;
+			return;
+		}
+		f->diags = n;
+	}
+	d = talloc_asprintf(f, "%s:%u: %s; line ignored", ps->name, line,
+			    what);
+	if (d == NULL) {
+		ps->oom = true;
+		return;
+	}
+	f->diags[f->num_diags++] = d;
+}
+
+/* The next blank-separated word of [*p, end); *p moves past it. */
+static bool sf_word(const char **p, const char *end, const char **w,
+		    size_t *wlen)
+{
+	const char *s = *p;
+
+	while (s < end && (*s == ' ' || *s == '\t')) {
+		s++;
+	}
+	*w = s;
+	while (s < end && *s != ' ' && *s != '\t') {
+		s++;
+	}
+	*wlen = (size_t)(s - *w);
+	*p = s;
+	return *wlen > 0;
+}
+
+static bool sf_name_ok(const char *w, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > SAMSID_MAX_NAME) {
+		return false;
+	}
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)w[i] < 0x20 || w[i] == 0x7f) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void sf_user(struct sf_parse *ps, unsigned line, const char *w,
+		    size_t wlen, const char *r, size_t rlen)
+{
+	struct samsid_file *f = ps->f;
+	const char *p = r;
+	uint64_t rid = 0;
+	size_t i;
+
+	if (!sf_name_ok(w, wlen)) {
+		sf_diag(ps, line, "bad user name");
+		return;
+	}
+	if (!dec(&p, r + rlen, UINT32_MAX, &rid) || p != r + rlen) {
+		sf_diag(ps, line, "bad RID");
+		return;
+	}
+	if (rid < SAMSID_RID_MIN) {
+		sf_diag(ps, line, "a RID below 1000 is one of Samba's "
+			"well-known accounts or groups");
+		return;
+	}
+	for (i = 0; i < f->num_users; i++) {
+		if (strlen(f->users[i].name) == wlen &&
+		    memcmp(f->users[i].name, w, wlen) == 0) {
+			sf_diag(ps, line, "user named twice");
+			return;
+		}
+		if (f->users[i].rid == rid) {
+			sf_diag(ps, line, "RID given twice");
+			return;
+		}
+	}
+	if (f->num_users == ps->cap_users) {
+		struct samsid_file_user *n;
+
+		ps->cap_users = ps->cap_users == 0 ? 16 : 2 * ps->cap_users;
+		n = talloc_realloc(f, f->users, struct samsid_file_user,
+				   ps->cap_users);
+		if (n == NULL) {
+			ps->oom = true;
+			return;
+		}
+		f->users = n;
+	}
+	f->users[f->num_users].name = talloc_strndup(f, w, wlen);
+	if (f->users[f->num_users].name == NULL) {
+		ps->oom = true;
+		return;
+	}
+	f->users[f->num_users++].rid = (uint32_t)rid;
+}
+
+static void sf_line(struct sf_parse *ps, unsigned line, const char *s,
+		    size_t len)
+{
+	const char *p = s, *end = s + len, *kw, *a, *b, *c;
+	size_t kwlen, alen, blen, clen;
+	struct smb2_sid sid;
+
+	if (len > 0 && s[len - 1] == '\r') {
+		end--;
+	}
+	if (!sf_word(&p, end, &kw, &kwlen) || kw[0] == '#') {
+		return;                 /* blank or a comment */
+	}
+	if (len > SAMSID_MAX_LINE || memchr(s, '\0', len) != NULL) {
+		sf_diag(ps, line, "line too long or with a NUL byte");
+		return;
+	}
+	if (!sf_word(&p, end, &a, &alen)) {
+		sf_diag(ps, line, "missing value");
+		return;
+	}
+	if (kwlen == 6 && memcmp(kw, "domain", 6) == 0) {
+		if (sf_word(&p, end, &c, &clen)) {
+			sf_diag(ps, line, "more than one value");
+		} else if (!samsid_sid_parse(a, alen, &sid) ||
+			   !is_domain_sid(&sid)) {
+			sf_diag(ps, line, "not a domain SID S-1-5-21-x-y-z");
+		} else if (ps->f->have_domain) {
+			sf_diag(ps, line, "a second domain");
+		} else {
+			ps->f->have_domain = true;
+			ps->f->domain = sid;
+		}
+		return;
+	}
+	if (kwlen == 4 && memcmp(kw, "user", 4) == 0) {
+		if (!sf_word(&p, end, &b, &blen)) {
+			sf_diag(ps, line, "missing RID");
+		} else if (sf_word(&p, end, &c, &clen)) {
+			sf_diag(ps, line, "more than two values");
+		} else {
+			sf_user(ps, line, a, alen, b, blen);
+		}
+		return;
+	}
+	sf_diag(ps, line, "unknown entry (domain or user)");
+}
+
+struct samsid_file *samsid_file_parse(TALLOC_CTX *mem_ctx, const char *name,
+				      const char *buf, size_t len)
+{
+	struct sf_parse ps = { .name = name };
+	size_t pos = 0;
+	unsigned line = 0;
+
+	ps.f = talloc_zero(mem_ctx, struct samsid_file);
+	if (ps.f == NULL) {
+		return NULL;
+	}
+	while (pos < len && !ps.oom) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t ll = nl != NULL ? (size_t)(nl - (buf + pos)) :
+			len - pos;
+
+		sf_line(&ps, ++line, buf + pos, ll);
+		pos += ll + 1;
+	}
+	if (ps.oom) {
+		TALLOC_FREE(ps.f);
+	}
+	return ps.f;
+}
+
+char *samsid_file_format(TALLOC_CTX *mem_ctx, const struct smb2_sid *domain,
+			 const struct samsid_file_user *users, size_t n)
+{
+	char sid[SAMSID_SID_TEXT_MAX];
+	char *out;
+	size_t i;
+
+	samsid_sid_format(domain, sid);
+	out = talloc_asprintf(mem_ctx,
+			      "# ringsmb: the users' SIDs "
+			      "(docs/accounts.md \"SIDs\")\n"
+			      "domain %s\n", sid);
+	for (i = 0; out != NULL && i < n; i++) {
+		out = talloc_asprintf_append_buffer(out, "user %s %u\n",
+						    users[i].name,
+						    users[i].rid);
+	}
+	return out;
 }
 
 bool samsid_algorithmic_rid(uint32_t uid, uint32_t base, uint32_t *rid)

@@ -180,7 +180,6 @@ struct lp_global {
 	const char *private_dir;
 	const char *lock_directory;
 	const char *smb_passwd_file;
-	const char *passdb_backend;       /* tdbsam[:path] | smbpasswd[:path] */
 	int algorithmic_rid_base;
 	int server_signing;             /* enum lp_smb_setting */
 	int smb_encrypt;                /* enum lp_smb_setting ([global]) */

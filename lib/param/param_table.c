@@ -172,8 +172,7 @@ const struct lp_param lp_params[] = {
 	  .def = LP_DEFAULT_LOCK_DIR, .synonyms = NAMES("lock dir") },
 	{ "smb passwd file", LP_STRING, G(smb_passwd_file),
 	  .def = LP_DEFAULT_SMB_PASSWD },
-	/* where users' RIDs come from (docs/accounts.md "SIDs") */
-	{ "passdb backend", LP_STRING, G(passdb_backend), .def = "tdbsam" },
+	/* users' RIDs without an entry in the SID file (docs/accounts.md) */
 	{ "algorithmic rid base", LP_INT, G(algorithmic_rid_base),
 	  .def = "1000", .min = 1000, .max = 1 << 30 },
 	{ "server signing", LP_ENUM, G(server_signing), .def = "default",

@@ -1,12 +1,13 @@
 /*
- * libFuzzer harness: what ringsmb takes from Samba's secrets.tdb and
- * passdb.tdb (lib/auth/samsid.c).  The input is split at its first NUL
- * into a tdb key and its value, which go to samsid_rid_record and, the
- * value alone, to samsid_dom_sid_parse; the whole input, read as (uid,
- * rid) pairs, builds a map.  Checked: a parsed domain SID pushes back
- * to the same bytes; a record's name lies inside the value; every user
- * of the map maps back to the uid it came from, and no SID to two uids.
- * Seed corpus: tests/fuzz/corpus/samsid/ (Samba 4.17's records).
+ * libFuzzer harness: the SID file (lib/auth/samsid.c) and SIDs as text.
+ * The input is parsed as a SID file: every user found has a name of
+ * 1-256 bytes without control characters and a RID of at least 1000,
+ * no name or RID twice, and the file formatted from what was parsed
+ * parses back to the same domain and users with no diagnostics.  The
+ * input is also parsed as one SID: formatted, it reads back the same.
+ * Its bytes, read as (uid, rid) pairs, build a map in which every user
+ * maps back to the uid it came from.
+ * Seed corpus: tests/fuzz/corpus/samsid/.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,64 @@ static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
+}
+
+static void check_file(const char *text, size_t size)
+{
+	struct samsid_file *f = samsid_file_parse(NULL, "f", text, size);
+	struct samsid_file *g;
+	char *again;
+	size_t i, j;
+
+	if (f == NULL) {
+		abort();
+	}
+	for (i = 0; i < f->num_users; i++) {
+		size_t n = strlen(f->users[i].name);
+
+		if (n == 0 || n > SAMSID_MAX_NAME ||
+		    f->users[i].rid < SAMSID_RID_MIN) {
+			abort();
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(f->users[i].name, f->users[j].name) == 0 ||
+			    f->users[i].rid == f->users[j].rid) {
+				abort();
+			}
+		}
+	}
+	if (f->have_domain) {
+		again = samsid_file_format(f, &f->domain, f->users,
+					   f->num_users);
+		g = again != NULL ? samsid_file_parse(f, "g", again,
+						      strlen(again)) : NULL;
+		if (g == NULL || !g->have_domain || g->num_diags != 0 ||
+		    !smb2_sid_equal(&g->domain, &f->domain) ||
+		    g->num_users != f->num_users) {
+			abort();
+		}
+		for (i = 0; i < g->num_users; i++) {
+			if (strcmp(g->users[i].name, f->users[i].name) != 0 ||
+			    g->users[i].rid != f->users[i].rid) {
+				abort();
+			}
+		}
+	}
+	talloc_free(f);
+}
+
+static void check_sid(const char *text, size_t size)
+{
+	char buf[SAMSID_SID_TEXT_MAX];
+	struct smb2_sid sid, back;
+
+	if (samsid_sid_parse(text, size, &sid)) {
+		samsid_sid_format(&sid, buf);
+		if (!samsid_sid_parse(buf, strlen(buf), &back) ||
+		    !smb2_sid_equal(&sid, &back)) {
+			abort();
+		}
+	}
 }
 
 static void check_map(const uint8_t *data, size_t size)
@@ -56,27 +115,8 @@ static void check_map(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *nul = memchr(data, '\0', size);
-	size_t klen = nul != NULL ? (size_t)(nul - data) + 1 : size;
-	const uint8_t *val = data + klen;
-	size_t vlen = size - klen;
-	uint8_t back[SAMSID_DOM_SID_SIZE];
-	struct smb2_sid sid;
-	const char *name = NULL;
-	uint32_t rid = 0;
-
-	if (samsid_rid_record(data, klen, val, vlen, &rid, &name) &&
-	    (name != (const char *)val ||
-	     strlen(name) + 1 != vlen)) {
-		abort();
-	}
-	if (samsid_dom_sid_parse(data, size, &sid)) {
-		samsid_dom_sid_push(&sid, back);
-		/* only the bytes the SID uses; Samba leaves the rest 0 */
-		if (memcmp(back, data, 8 + 4 * (size_t)sid.num_auths) != 0) {
-			abort();
-		}
-	}
+	check_file((const char *)data, size);
+	check_sid((const char *)data, size);
 	check_map(data, size);
 	return 0;
 }

@@ -32,11 +32,13 @@ and the same content in each:
     r.txt                 no DACL set; READONLY, created 1999-12-31
                           23:59:59 UTC
 
-ringsmb runs on Samba's private dir, as an admin replacing Samba's smbd
-would run it: it takes the domain SID from Samba's secrets.tdb and the
-users' RIDs from Samba's passdb.tdb (its own passwords stay in its
-smbpasswd file), so both servers name alice and bob by the same
-S-1-5-21-...-RID SIDs, and the SIDs in f.txt's and D's ACEs are those.
+ringsmb is set up as an admin replacing Samba's smbd would set it up:
+ringsmb-import-samba (Samba's `net getlocalsid`, `pdbedit`) copies
+Samba's domain SID and its tdbsam users' RIDs into ringsmb's SID file
+and their password hashes into ringsmb's smbpasswd file, so alice and
+bob log on to ringsmb with the passwords Samba knows, and both servers
+name them by the same S-1-5-21-...-RID SIDs: the SIDs in f.txt's and
+D's ACEs are those.
 u.txt and U/ name them by their Unix SIDs S-1-22-1-<uid>, which both
 servers also understand (both tokens carry them).
 
@@ -49,6 +51,7 @@ import calendar
 import os
 import shutil
 import struct
+import subprocess
 import tempfile
 import uuid
 from pathlib import Path
@@ -57,7 +60,7 @@ import pytest
 
 import accounts as A
 from conftest import (SAMBA_SMBD, RingsmbServer, SambaServer,
-                      finish_server, ringsmb_binary)
+                      finish_server, ringsmb_binary, tool_binary)
 from test_eainfo import raw_query
 from test_ntacl import (ACCESS_DENIED, ALLOW, CI, DACL, DENY, EVERYONE,
                         FULL, OI, OK, READ, READ_CONTROL, READ_DATA,
@@ -369,6 +372,24 @@ def start(cls, tree, extra):
     return srv
 
 
+def start_imported(tree, base, samba):
+    """ringsmb after ringsmb-import-samba took Samba's SIDs and users
+    (with their passwords: no smbpasswd -a here)."""
+    srv = RingsmbXS(tree, extra_global={"smb passwd file":
+                                        base / "smbpasswd"})
+    srv.port = 1                # the config needs one; not started yet
+    srv.conf.write_text(srv.config_text())
+    p = subprocess.run([str(tool_binary("ringsmb-import-samba")),
+                        "-s", str(samba.conf), "-c", str(srv.conf)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=300)
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0, out
+    assert "2 users' RIDs" in out and "2 users added" in out, out
+    srv.start()
+    return srv
+
+
 @pytest.fixture(scope="module")
 def servers(accounts):
     """Samba and ringsmb, both running, on one directory."""
@@ -383,11 +404,7 @@ def servers(accounts):
     srvs = {}
     try:
         srvs["samba"] = start(SambaXS, tree, {})
-        # Samba's private dir: its secrets.tdb and passdb.tdb
-        srvs["ringsmb"] = start(RingsmbXS, tree,
-                                {"smb passwd file": base / "smbpasswd",
-                                 "private dir": srvs["samba"].tmp /
-                                 "private"})
+        srvs["ringsmb"] = start_imported(tree, base, srvs["samba"])
         srvs["share"] = tree.share
         yield srvs
     finally:
@@ -608,6 +625,54 @@ def test_writer_sid_acl_enforced(populated, clients, top, kind):
     wrote it, both servers refuse bob WRITE_DATA and let him read."""
     assert bob_access(clients, kind, top + "/f.txt") == \
         (ACCESS_DENIED, DATA)
+
+
+# ------------------------------------------------------------ Samba's tools
+
+SAMBA_TOOL = "/usr/bin/samba-tool"
+SDDL_PATHS = ("f.txt", "u.txt", "e.txt", "D", "D/inh.txt", "U",
+              "U/inh.txt")
+
+
+def samba_tool_sddl(servers, path):
+    """What Samba's own `samba-tool ntacl get` reads from path through
+    its s3 VFS with Samba's configuration ([xs]: acl_xattr), as SDDL."""
+    p = subprocess.run([SAMBA_TOOL, "ntacl", "get", "--as-sddl",
+                        "--use-s3fs", "--service=xs",
+                        "-s", str(servers["samba"].conf), str(path)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    return p.stdout.decode().strip()
+
+
+@pytest.fixture(scope="module")
+def samba_tool(servers):
+    """samba-tool ntacl get asks Samba's passdb for the domain SID of
+    the workgroup, which a standalone Samba keeps under its machine
+    name only: store it under the workgroup too (`net setdomainsid`)."""
+    if not Path(SAMBA_TOOL).exists():
+        pytest.skip("samba-tool is not installed")
+    conf = str(servers["samba"].conf)
+    out = subprocess.run(["net", "-s", conf, "getlocalsid"],
+                         stdout=subprocess.PIPE, timeout=120,
+                         check=True).stdout.decode()
+    sid = out.strip().rsplit(" ", 1)[-1]
+    subprocess.run(["net", "-s", conf, "setdomainsid", sid],
+                   stdout=subprocess.DEVNULL, timeout=120, check=True)
+
+
+@pytest.mark.parametrize("rel", SDDL_PATHS)
+def test_samba_tool_reads_what_ringsmb_wrote(populated, servers, sids,
+                                             samba_tool, rel):
+    """Samba's samba-tool ntacl get reads from the file ringsmb wrote
+    (r2s/) the descriptor it reads from the one Samba wrote (s2r/):
+    owner, group, control and every ACE, in SDDL."""
+    share = servers["share"]
+    ours = samba_tool_sddl(servers, share / "r2s" / rel)
+    theirs = samba_tool_sddl(servers, share / "s2r" / rel)
+    assert ours == theirs
+    assert "D:" in ours and "O:" + sids["samba"]["alice"] in ours
 
 
 # ------------------------------------------------------------ on disk

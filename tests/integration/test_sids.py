@@ -1,15 +1,17 @@
 """Users' SIDs as Samba's standalone server gives them (docs/accounts.md
-"SIDs"): the domain SID kept in `private dir`/secrets.tdb under Samba's
-key, made once and kept across restarts; a passdb user's RID Samba's
-algorithmic one (uid * 2 + 1000) when Samba's passdb.tdb does not name
-it; a user added with smbpasswd while the server runs gets a domain SID
-at its first logon; without a domain SID (a private dir that cannot be
-made) every user keeps its Unix SID S-1-22-1-uid, and the log says why.
+"SIDs"): the domain SID kept in `private dir`/sids, made once and kept
+across restarts; a passdb user's RID the one the SID file names, else
+Samba's algorithmic one (uid * 2 + 1000); one SID never names two users;
+a user added with smbpasswd while the server runs gets a domain SID at
+its first logon; without a domain SID (a private dir that cannot be
+made, a file without a domain line) every user keeps its Unix SID
+S-1-22-1-uid, and the log says why.
 
-The check that the format is Samba's is Samba itself: Debian's smbd 4.17
-started on ringsmb's private dir with `passdb backend = smbpasswd:`
-ringsmb's file gives alice the SID ringsmb gives her.  (Samba's own
-tdbsam RIDs served by ringsmb: test_crossserver.py.)
+The check that the RIDs are Samba's is Samba itself: Debian's smbd 4.17
+given ringsmb's domain SID (`net setlocalsid`) and ringsmb's smbpasswd
+file (`passdb backend = smbpasswd:`) gives alice the SID ringsmb gives
+her.  (Samba's tdbsam imported by ringsmb-import-samba:
+test_crossserver.py.)
 
 Each user's SID is read as the owner SID of a file the user creates on
 an acl_xattr share, never computed from a hardcoded domain.
@@ -18,6 +20,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -119,9 +122,10 @@ def test_domain_sid_algorithmic_rids_kept_across_restart(base, accounts):
     for who in ("alice", "bob"):
         assert rid_of(first[who]) == accounts[who].uid * 2 + 1000
     assert domain_of(first["alice"]) == domain_of(first["bob"])
-    secrets = base / "private" / "secrets.tdb"
-    assert stat.S_IMODE(secrets.stat().st_mode) == 0o600
-    assert secrets.stat().st_uid == 0
+    sids = base / "private" / "sids"
+    assert stat.S_IMODE(sids.stat().st_mode) == 0o600
+    assert sids.stat().st_uid == 0
+    assert "\ndomain %s\n" % domain_of(first["alice"]) in sids.read_text()
 
     srv = start(RingsmbNT, base, g, users=())
     try:
@@ -132,8 +136,9 @@ def test_domain_sid_algorithmic_rids_kept_across_restart(base, accounts):
 
 
 def test_samba_reads_the_same_sids(base, accounts):
-    """Samba on ringsmb's private dir and smbpasswd file: the secrets.tdb
-    ringsmb wrote and the algorithmic RIDs are Samba's."""
+    """Samba given ringsmb's domain SID (net setlocalsid, the way back
+    docs/accounts.md gives) and ringsmb's smbpasswd file: its
+    algorithmic RIDs are ringsmb's."""
     if not Path(SAMBA_SMBD).exists():
         pytest.skip("Samba's smbd (%s) is not installed" % SAMBA_SMBD)
     srv = start(RingsmbNT, base, ringsmb_globals(base))
@@ -141,10 +146,15 @@ def test_samba_reads_the_same_sids(base, accounts):
         ours = owner_sid(srv, "alice")
     finally:
         finish_server(srv)
-    samba = start(SambaNT, base,
-                  {"private dir": base / "private",
-                   "passdb backend": "smbpasswd:%s" % (base / "smbpasswd")},
-                  users=())
+    samba = SambaNT(Tree(base), extra_global={
+        "passdb backend": "smbpasswd:%s" % (base / "smbpasswd")})
+    samba.port = 1              # the config needs one; not started yet
+    samba.conf.write_text(samba.config_text())
+    p = subprocess.run(["net", "-s", str(samba.conf), "setlocalsid",
+                        domain_of(ours)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=120)
+    assert p.returncode == 0, p.stdout
+    samba.start()
     try:
         theirs = owner_sid(samba, "alice")
     finally:
@@ -162,6 +172,59 @@ def test_user_added_while_running(base, accounts):
         finish_server(srv)
     assert domain_of(bob) == domain_of(alice)
     assert rid_of(bob) == accounts["bob"].uid * 2 + 1000
+
+
+def test_sid_file_rids_first(base, accounts):
+    """A RID the SID file names is alice's; bob's algorithmic RID is his
+    unless the file gives it to someone else, then he keeps his Unix SID
+    (one SID, one user)."""
+    (base / "private").mkdir(mode=0o700)
+    bob_algo = accounts["bob"].uid * 2 + 1000
+    (base / "private" / "sids").write_text(
+        "domain S-1-5-21-11-22-33\n"
+        "user %s 1234\n"
+        "user nosuchuser-xyz %d\n"        # no Unix account: not used
+        "user %s %d\n"                    # alice again: ignored
+        % (A.name("alice"), bob_algo, A.name("alice"), bob_algo))
+    srv = start(RingsmbNT, base, ringsmb_globals(base))
+    try:
+        alice = owner_sid(srv, "alice")
+        bob = owner_sid(srv, "bob")
+        log = srv.log_text()
+    finally:
+        finish_server(srv)
+    assert alice == "S-1-5-21-11-22-33-1234"
+    assert bob == "S-1-5-21-11-22-33-%d" % bob_algo
+    assert "user named twice; line ignored" in log
+
+    (base / "private" / "sids").write_text(
+        "domain S-1-5-21-11-22-33\nuser %s %d\n"
+        % (A.name("alice"), bob_algo))
+    srv = start(RingsmbNT, base, ringsmb_globals(base), users=())
+    try:
+        alice = owner_sid(srv, "alice")
+        bob = owner_sid(srv, "bob")
+    finally:
+        finish_server(srv)
+    assert alice == "S-1-5-21-11-22-33-%d" % bob_algo
+    assert bob == "S-1-22-1-%d" % accounts["bob"].uid
+
+
+def test_sid_file_without_domain(base, accounts):
+    """A SID file without a domain line is the admin's: left as it is,
+    Unix SIDs, the reason in the log."""
+    (base / "private").mkdir(mode=0o700)
+    text = "# no domain here\nuser %s 1234\n" % A.name("alice")
+    (base / "private" / "sids").write_text(text)
+    srv = start(RingsmbNT, base, ringsmb_globals(base), users=("alice",))
+    try:
+        sid = owner_sid(srv, "alice")
+        log = srv.log_text()
+    finally:
+        finish_server(srv)
+    assert sid == "S-1-22-1-%d" % accounts["alice"].uid
+    assert "has no domain line" in log
+    assert (base / "private" / "sids").read_text() == text
 
 
 def test_without_domain_sid_unix_sids(base, accounts):

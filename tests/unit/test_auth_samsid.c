@@ -1,19 +1,10 @@
 /*
- * lib/auth/samsid.c: Samba's domain SID as secrets.tdb stores it, the
- * tdbsam RID index records, algorithmic RIDs and the uid <-> SID map.
+ * lib/auth/samsid.c: SIDs as text, the SID file (both ways), algorithmic
+ * RIDs and the uid <-> SID map.
  */
 #include <string.h>
 #include "tests/unit/unit.h"
 #include "lib/auth/samsid.h"
-
-/* S-1-5-21-1789179283-4278768628-1092633846 as Samba 4.17 stored it */
-static const uint8_t samba_blob[SAMSID_DOM_SID_SIZE] = {
-	0x01, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
-	0x15, 0x00, 0x00, 0x00,
-	0x93, 0xb5, 0xa4, 0x6a,         /* 1789179283 */
-	0xf4, 0xd3, 0x08, 0xff,         /* 4278768628 */
-	0xf6, 0x44, 0x20, 0x41,         /* 1092633846 */
-};
 
 static struct smb2_sid domain(void)
 {
@@ -23,96 +14,147 @@ static struct smb2_sid domain(void)
 	};
 }
 
-static void test_samsid__dom_sid(void **state)
+static void test_samsid__sid_text(void **state)
 {
+	const char *text = "S-1-5-21-1789179283-4278768628-1092633846";
 	struct smb2_sid sid, want = domain();
-	uint8_t out[SAMSID_DOM_SID_SIZE], bad[SAMSID_DOM_SID_SIZE];
+	char buf[SAMSID_SID_TEXT_MAX];
+	static const char *const bad[] = {
+		"", "S-1-", "S-2-5-21", "S-1-5-", "S-1-5--21", "S-1-5-21-",
+		"S-1-x", "S-1-5-4294967296", "S-1-281474976710656",
+		"S-1-5-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15-16", "s-1-5-21",
+		"S-1-5-21 ", " S-1-5-21", "S-1-5-+21", "S-1-5-2x",
+	};
+	size_t i;
 
-	assert_true(samsid_dom_sid_parse(samba_blob, sizeof(samba_blob),
-					 &sid));
+	assert_true(samsid_sid_parse(text, strlen(text), &sid));
 	assert_true(smb2_sid_equal(&sid, &want));
-	samsid_dom_sid_push(&sid, out);
-	assert_memory_equal(out, samba_blob, sizeof(out));
-
-	/* the wrong size, revision, count, or not a domain SID */
-	assert_false(samsid_dom_sid_parse(samba_blob, 67, &sid));
-	assert_false(samsid_dom_sid_parse(NULL, 68, &sid));
-	memcpy(bad, samba_blob, sizeof(bad));
-	bad[0] = 2;
-	assert_false(samsid_dom_sid_parse(bad, sizeof(bad), &sid));
-	memcpy(bad, samba_blob, sizeof(bad));
-	bad[1] = 16;
-	assert_false(samsid_dom_sid_parse(bad, sizeof(bad), &sid));
-	bad[1] = 5;                     /* S-1-5-21-x-y-z-0: a user SID */
-	assert_false(samsid_dom_sid_parse(bad, sizeof(bad), &sid));
-	memcpy(bad, samba_blob, sizeof(bad));
-	bad[8] = 32;                    /* S-1-5-32-...: BUILTIN */
-	assert_false(samsid_dom_sid_parse(bad, sizeof(bad), &sid));
-	memcpy(bad, samba_blob, sizeof(bad));
-	bad[7] = 1;                     /* S-1-1-21-... */
-	assert_false(samsid_dom_sid_parse(bad, sizeof(bad), &sid));
+	assert_true(samsid_is_domain(&sid));
+	samsid_sid_format(&sid, buf);
+	assert_string_equal(buf, text);
+	assert_true(samsid_sid_parse("S-1-1-0", 7, &sid));
+	assert_int_equal(sid.num_auths, 1);
+	assert_false(samsid_is_domain(&sid));
+	assert_true(samsid_sid_parse("S-1-5", 5, &sid));
+	assert_int_equal(sid.num_auths, 0);
+	assert_true(samsid_sid_parse(
+		"S-1-281474976710655-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15",
+		55, &sid));
+	assert_int_equal(sid.num_auths, 15);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(samsid_sid_parse(bad[i], strlen(bad[i]), &sid));
+	}
+	/* the length given is what counts, not a NUL */
+	assert_false(samsid_sid_parse(text, 3, &sid));
 }
 
-static void test_samsid__random_and_key(void **state)
+static void test_samsid__random(void **state)
 {
 	const uint8_t rnd[12] = { 1, 0, 0, 0, 2, 0, 0, 0, 0xff, 0xff, 0xff,
 				  0xff };
 	struct smb2_sid sid;
-	uint8_t out[SAMSID_DOM_SID_SIZE];
-	struct smb2_sid back;
-	char *key;
 
 	samsid_domain_from_random(&sid, rnd);
-	assert_int_equal(sid.num_auths, 4);
-	assert_int_equal(sid.authority, 5);
-	assert_int_equal(sid.sub_auths[0], 21);
+	assert_true(samsid_is_domain(&sid));
 	assert_int_equal(sid.sub_auths[1], 1);
 	assert_int_equal(sid.sub_auths[2], 2);
 	assert_int_equal(sid.sub_auths[3], 0xffffffffu);
-	samsid_dom_sid_push(&sid, out);
-	assert_true(samsid_dom_sid_parse(out, sizeof(out), &back));
-	assert_true(smb2_sid_equal(&sid, &back));
-
-	key = samsid_secrets_key(*state, "fileserver1");
-	assert_string_equal(key, "SECRETS/SID/FILESERVER1");
-	talloc_free(key);
 }
 
-#define REC(k, d) (const uint8_t *)(k), sizeof(k) - 1, \
-		  (const uint8_t *)(d), sizeof(d)
+static const char *file_text =
+	"# written by ringsmb-import-samba\n"
+	"domain S-1-5-21-1789179283-4278768628-1092633846\n"
+	"\n"
+	"user alice 1000\r\n"
+	"  user\tbob   1001  \n"
+	"user carol 999\n"                      /* 6: below 1000 */
+	"user alice 1002\n"                     /* 7: named twice */
+	"user dave 1001\n"                      /* 8: RID twice */
+	"user eve\n"                            /* 9: no RID */
+	"user eve 12x\n"                        /* 10: bad RID */
+	"user eve 1003 more\n"                  /* 11 */
+	"domain S-1-5-21-1-2-3\n"               /* 12: second domain */
+	"domain S-1-5-32\n"                     /* 13: not a domain */
+	"group x 1004\n"                        /* 14: unknown */
+	"domain\n"                              /* 15: missing value */
+	"user frank 4294967295";                /* last line, no newline */
 
-static void test_samsid__rid_record(void **state)
+static void test_samsid__file_parse(void **state)
 {
-	uint32_t rid = 0;
-	const char *name = NULL;
+	struct samsid_file *f = samsid_file_parse(*state, "sids", file_text,
+						  strlen(file_text));
+	struct smb2_sid want = domain();
 
-	/* Samba's key with and without its NUL; data is "name\0" */
-	assert_true(samsid_rid_record(REC("RID_000003e8", "alice"), &rid,
-				      &name));
-	assert_int_equal(rid, 1000);
-	assert_string_equal(name, "alice");
-	assert_true(samsid_rid_record((const uint8_t *)"RID_ffffffff", 13,
-				      (const uint8_t *)"b", 2, &rid, &name));
-	assert_int_equal(rid, 0xffffffffu);
+	assert_non_null(f);
+	assert_true(f->have_domain);
+	assert_true(smb2_sid_equal(&f->domain, &want));
+	assert_int_equal(f->num_users, 3);
+	assert_string_equal(f->users[0].name, "alice");
+	assert_int_equal(f->users[0].rid, 1000);
+	assert_string_equal(f->users[1].name, "bob");
+	assert_int_equal(f->users[1].rid, 1001);
+	assert_string_equal(f->users[2].name, "frank");
+	assert_int_equal(f->users[2].rid, 4294967295u);
+	assert_int_equal(f->num_diags, 10);
+	assert_string_equal(f->diags[0], "sids:6: a RID below 1000 is one "
+			    "of Samba's well-known accounts or groups; line "
+			    "ignored");
+	assert_string_equal(f->diags[1], "sids:7: user named twice; line "
+			    "ignored");
+	assert_string_equal(f->diags[2], "sids:8: RID given twice; line "
+			    "ignored");
+	assert_string_equal(f->diags[3], "sids:9: missing RID; line "
+			    "ignored");
+	assert_string_equal(f->diags[9], "sids:15: missing value; line "
+			    "ignored");
+	talloc_free(f);
+}
 
-	/* other records and lying ones */
-	assert_false(samsid_rid_record(REC("USER_alice", "x"), &rid, &name));
-	assert_false(samsid_rid_record(REC("RID_COUNTER", "x"), &rid, &name));
-	assert_false(samsid_rid_record(REC("RID_000003E8", "a"), &rid, &name));
-	assert_false(samsid_rid_record(REC("RID_000003e", "a"), &rid, &name));
-	assert_false(samsid_rid_record(REC("RID_000003e8x", "a"), &rid,
-				       &name));
-	assert_false(samsid_rid_record(REC("RID_0000 3e8", "a"), &rid,
-				       &name));
-	/* no NUL at the end, an empty name, a NUL inside */
-	assert_false(samsid_rid_record((const uint8_t *)"RID_000003e8", 12,
-				       (const uint8_t *)"alice", 5, &rid,
-				       &name));
-	assert_false(samsid_rid_record(REC("RID_000003e8", ""), &rid, &name));
-	assert_false(samsid_rid_record(REC("RID_000003e8", "al\0ice"), &rid,
-				       &name));
-	assert_false(samsid_rid_record(NULL, 12, (const uint8_t *)"a", 2,
-				       &rid, &name));
+static void test_samsid__file_edges(void **state)
+{
+	char line[SAMSID_MAX_LINE + 40];
+	struct samsid_file *f;
+	static const char nul[] = "domain S-1-5-21-1-2-3\nuser a\0b 1000\n";
+
+	/* empty: no domain, nothing wrong */
+	f = samsid_file_parse(*state, "e", "", 0);
+	assert_non_null(f);
+	assert_false(f->have_domain);
+	assert_int_equal(f->num_diags, 0);
+	talloc_free(f);
+	/* a NUL inside a line; a line too long */
+	f = samsid_file_parse(*state, "n", nul, sizeof(nul) - 1);
+	assert_int_equal(f->num_users, 0);
+	assert_int_equal(f->num_diags, 1);
+	talloc_free(f);
+	memset(line, 'x', sizeof(line));
+	memcpy(line, "user ", 5);
+	f = samsid_file_parse(*state, "l", line, sizeof(line));
+	assert_int_equal(f->num_users, 0);
+	assert_int_equal(f->num_diags, 1);
+	talloc_free(f);
+}
+
+static void test_samsid__file_format(void **state)
+{
+	const struct smb2_sid dom = domain();
+	const struct samsid_file_user users[] = {
+		{ "alice", 1000 }, { "bob", 3012 },
+	};
+	char *text = samsid_file_format(*state, &dom, users, 2);
+	struct samsid_file *f;
+
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\ndomain S-1-5-21-1789179283-"
+			       "4278768628-1092633846\nuser alice 1000\n"
+			       "user bob 3012\n"));
+	f = samsid_file_parse(*state, "x", text, strlen(text));
+	assert_true(f->have_domain && smb2_sid_equal(&f->domain, &dom));
+	assert_int_equal(f->num_users, 2);
+	assert_int_equal(f->num_diags, 0);
+	assert_int_equal(f->users[1].rid, 3012);
+	talloc_free(f);
+	talloc_free(text);
 }
 
 static void test_samsid__algorithmic(void **state)
@@ -193,9 +235,11 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(test_samsid__##name, \
 						unit_setup, unit_teardown)
 	const struct CMUnitTest tests[] = {
-		T(dom_sid),
-		T(random_and_key),
-		T(rid_record),
+		T(sid_text),
+		T(random),
+		T(file_parse),
+		T(file_edges),
+		T(file_format),
 		T(algorithmic),
 		T(map),
 	};

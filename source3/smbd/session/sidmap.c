@@ -1,8 +1,9 @@
 /*
- * The users' SIDs from Samba's secrets.tdb and passdb.tdb (sidmap.h).
- * The tdb files are root's, in the private directory, and are read
- * through Samba's own libtdb; what their records hold is checked by
- * lib/auth/samsid.c before it is used.
+ * The users' SIDs from the SID file (sidmap.h, lib/auth/samsid.h): read
+ * at start, at SIGHUP and, for the smbpasswd part, when that file
+ * reloads.  Nothing of Samba's is linked in: Samba's own secrets.tdb and
+ * passdb.tdb are imported by ringsmb-import-samba, which writes this
+ * file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <tdb.h>
 #include <unistd.h>
 
 #include "lib/auth/passdb.h"
@@ -20,15 +20,12 @@
 #include "lib/util/debug.h"
 #include "source3/smbd/session/sidmap.h"
 
-#define SIDMAP_SECRETS		"secrets.tdb"
-#define SIDMAP_PASSDB_TDB	"passdb.tdb"
-/* tdbsam users read at most (a passdb.tdb is a few thousand at most) */
-#define SIDMAP_MAX_TDBSAM	(1 << 20)
+#define SIDMAP_FILE	"sids"
 
 struct smbd_sidmap {
 	struct smb2_sid domain;
-	struct samsid_user *tdbsam;     /* from passdb.tdb, in file order */
-	size_t n_tdbsam;
+	struct samsid_user *named;      /* the file's users, in file order */
+	size_t n_named;
 	uint32_t rid_base;
 	uint64_t passdb_gen;
 };
@@ -40,165 +37,143 @@ static const char *private_dir(const struct smbd_server *server)
 	return d != NULL ? d : LP_DEFAULT_PRIVATE_DIR;
 }
 
-static void sid_text(const struct smb2_sid *sid, char *buf, size_t len)
+/* The whole file into *buf (NUL-terminated); -errno. */
+static int read_small(TALLOC_CTX *mem_ctx, const char *path, char **buf,
+		      size_t *len)
 {
-	size_t used;
-	uint8_t i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	ssize_t got;
+	int err;
 
-	used = (size_t)snprintf(buf, len, "S-1-%llu",
-				(unsigned long long)sid->authority);
-	for (i = 0; i < sid->num_auths && used < len; i++) {
-		used += (size_t)snprintf(buf + used, len - used, "-%u",
-					 sid->sub_auths[i]);
+	if (fd < 0) {
+		return -errno;
 	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > SAMSID_MAX_FILE) {
+		err = S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
+		close(fd);
+		return err;
+	}
+	*buf = talloc_size(mem_ctx, (size_t)st.st_size + 1);
+	if (*buf == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = read(fd, *buf, (size_t)st.st_size);
+	err = got < 0 ? -errno : 0;
+	close(fd);
+	if (err != 0) {
+		return err;
+	}
+	(*buf)[got] = '\0';
+	*len = (size_t)got;
+	return 0;
 }
 
-/*
- * The domain SID of secrets.tdb, made and stored when it has none.  The
- * chain lock on the key keeps a Samba starting at the same moment from
- * storing another one.
- */
-static bool load_domain(struct smbd_server *server, struct smb2_sid *out)
+/* A new file with a new domain: mode 0600, written whole, then renamed. */
+static bool make_file(struct smbd_server *server, const char *path,
+		      struct smb2_sid *domain)
 {
 	const char *dir = private_dir(server);
-	char *path = talloc_asprintf(server, "%s/%s", dir, SIDMAP_SECRETS);
-	char *key = samsid_secrets_key(path, server->lp->g.netbios_name);
-	struct tdb_context *tdb = NULL;
-	TDB_DATA k, v;
-	uint8_t blob[SAMSID_DOM_SID_SIZE], rnd[12];
+	char *tmp = talloc_asprintf(server, "%s.tmpXXXXXX", path);
+	char *text = NULL;
+	uint8_t rnd[12];
+	size_t len;
+	int fd = -1;
 	bool ok = false;
 
-	if (path == NULL || key == NULL) {
+	if (tmp == NULL || crypto_random(rnd, sizeof(rnd)) != 0) {
 		goto done;
 	}
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		DBG_ERR("SIDs: cannot create %s: %s\n", dir, strerror(errno));
 		goto done;
 	}
-	tdb = tdb_open(path, 0, TDB_DEFAULT, O_RDWR | O_CREAT, 0600);
-	if (tdb == NULL) {
-		DBG_ERR("SIDs: cannot open %s: %s\n", path, strerror(errno));
+	samsid_domain_from_random(domain, rnd);
+	text = samsid_file_format(tmp, domain, NULL, 0);
+	fd = text != NULL ? mkstemp(tmp) : -1;
+	if (fd < 0) {
+		DBG_ERR("SIDs: cannot write %s: %s\n", path, strerror(errno));
 		goto done;
 	}
-	k = (TDB_DATA) { .dptr = (uint8_t *)key, .dsize = strlen(key) };
-	if (tdb_chainlock(tdb, k) != 0) {
-		DBG_ERR("SIDs: cannot lock %s in %s\n", key, path);
-		goto done;
+	len = strlen(text);
+	ok = fchmod(fd, 0600) == 0 && write(fd, text, len) == (ssize_t)len &&
+	     fsync(fd) == 0;
+	ok = close(fd) == 0 && ok;
+	ok = ok && rename(tmp, path) == 0;
+	if (!ok) {
+		DBG_ERR("SIDs: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
 	}
-	v = tdb_fetch(tdb, k);
-	if (v.dptr != NULL) {
-		ok = samsid_dom_sid_parse(v.dptr, v.dsize, out);
-		if (!ok) {
-			/* never overwrite what Samba may rely on */
-			DBG_ERR("SIDs: %s in %s is not a domain SID (%zu "
-				"bytes): not used\n", key, path, v.dsize);
-		}
-		free(v.dptr);
-	} else if (crypto_random(rnd, sizeof(rnd)) == 0) {
-		samsid_domain_from_random(out, rnd);
-		samsid_dom_sid_push(out, blob);
-		v = (TDB_DATA) { .dptr = blob, .dsize = sizeof(blob) };
-		ok = tdb_store(tdb, k, v, TDB_INSERT) == 0;
-		if (!ok) {
-			DBG_ERR("SIDs: cannot store %s in %s: %s\n", key,
-				path, tdb_errorstr(tdb));
-		}
-	}
-	tdb_chainunlock(tdb, k);
 done:
-	if (tdb != NULL) {
-		tdb_close(tdb);
-	}
-	talloc_free(path);
+	talloc_free(tmp);
 	return ok;
 }
 
-struct tdbsam_read {
-	struct smbd_sidmap *m;
-	size_t cap;
-};
-
-static int tdbsam_record(struct tdb_context *tdb, TDB_DATA k, TDB_DATA v,
-			 void *private_data)
+/*
+ * The file's domain and named users (those with a Unix account); the
+ * file made, with a new domain, when there is none.
+ */
+static bool load_file(struct smbd_server *server, struct smbd_sidmap *m)
 {
-	struct tdbsam_read *r = private_data;
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	const char *name = NULL;
-	uint32_t rid;
-
-	if (!samsid_rid_record(k.dptr, k.dsize, v.dptr, v.dsize, &rid,
-			       &name)) {
-		return 0;
-	}
-	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 ||
-	    res == NULL) {
-		return 0;   /* no Unix account: Samba cannot map it either */
-	}
-	if (r->m->n_tdbsam == r->cap) {
-		struct samsid_user *n;
-
-		if (r->cap >= SIDMAP_MAX_TDBSAM) {
-			return -1;
-		}
-		r->cap = r->cap == 0 ? 16 : 2 * r->cap;
-		n = talloc_realloc(r->m, r->m->tdbsam, struct samsid_user,
-				   r->cap);
-		if (n == NULL) {
-			return -1;
-		}
-		r->m->tdbsam = n;
-	}
-	r->m->tdbsam[r->m->n_tdbsam++] = (struct samsid_user) {
-		.uid = pw.pw_uid, .rid = rid,
-	};
-	return 0;
-}
-
-/* The tdbsam path of `passdb backend`, NULL for none (smbpasswd). */
-static char *tdbsam_path(TALLOC_CTX *mem_ctx, struct smbd_server *server)
-{
-	const char *b = server->lp->g.passdb_backend;
-
-	if (b == NULL || strcmp(b, "tdbsam") == 0) {
-		return talloc_asprintf(mem_ctx, "%s/%s", private_dir(server),
-				       SIDMAP_PASSDB_TDB);
-	}
-	if (strncmp(b, "tdbsam:", 7) == 0 && b[7] != '\0') {
-		return talloc_strdup(mem_ctx, b + 7);
-	}
-	if (strcmp(b, "smbpasswd") != 0 && strncmp(b, "smbpasswd:", 10) != 0) {
-		DBG_WARNING("SIDs: passdb backend \"%s\" is not read: users "
-			    "get algorithmic RIDs (as with smbpasswd)\n", b);
-	}
-	return NULL;
-}
-
-static void load_tdbsam(struct smbd_server *server, struct smbd_sidmap *m)
-{
-	char *path = tdbsam_path(m, server);
-	struct tdbsam_read r = { .m = m };
-	struct tdb_context *tdb;
+	char *path = talloc_asprintf(m, "%s/%s", private_dir(server),
+				     SIDMAP_FILE);
+	struct samsid_file *f = NULL;
+	char *buf = NULL;
+	size_t len = 0, i;
+	int ret;
 
 	if (path == NULL) {
-		return;
+		return false;
 	}
-	tdb = tdb_open(path, 0, TDB_DEFAULT, O_RDONLY, 0);
-	if (tdb == NULL) {
-		if (errno != ENOENT) {
-			DBG_ERR("SIDs: cannot read %s: %s\n", path,
-				strerror(errno));
+	ret = read_small(m, path, &buf, &len);
+	if (ret == -ENOENT) {
+		if (!make_file(server, path, &m->domain)) {
+			return false;
 		}
-		talloc_free(path);
-		return;
+		DBG_NOTICE("SIDs: made %s with a new domain SID\n", path);
+		return true;
 	}
-	if (tdb_traverse_read(tdb, tdbsam_record, &r) < 0) {
-		DBG_ERR("SIDs: cannot read every record of %s: users it "
-			"names may get algorithmic RIDs\n", path);
+	if (ret != 0) {
+		DBG_ERR("SIDs: cannot read %s: %s\n", path, strerror(-ret));
+		return false;
 	}
-	tdb_close(tdb);
-	DBG_NOTICE("SIDs: %zu users with a RID in %s\n", m->n_tdbsam, path);
-	talloc_free(path);
+	f = samsid_file_parse(m, path, buf, len);
+	if (f == NULL) {
+		return false;
+	}
+	for (i = 0; i < f->num_diags; i++) {
+		DBG_WARNING("%s\n", f->diags[i]);
+	}
+	if (!f->have_domain) {
+		/* never overwrite what an admin wrote */
+		DBG_ERR("SIDs: %s has no domain line\n", path);
+		return false;
+	}
+	m->domain = f->domain;
+	m->named = talloc_array(m, struct samsid_user,
+				f->num_users > 0 ? f->num_users : 1);
+	if (m->named == NULL) {
+		return false;
+	}
+	for (i = 0; i < f->num_users; i++) {
+		struct passwd pw, *res = NULL;
+		char pwbuf[4096];
+
+		if (getpwnam_r(f->users[i].name, &pw, pwbuf, sizeof(pwbuf),
+			       &res) != 0 || res == NULL) {
+			DBG_NOTICE("SIDs: %s: no Unix account %s: its RID "
+				   "is not used\n", path, f->users[i].name);
+			continue;
+		}
+		m->named[m->n_named++] = (struct samsid_user) {
+			.uid = pw.pw_uid, .rid = f->users[i].rid,
+		};
+	}
+	talloc_free(f);
+	talloc_free(buf);
+	return true;
 }
 
 struct build {
@@ -207,19 +182,27 @@ struct build {
 	uint32_t base;
 };
 
+/*
+ * A passdb user's algorithmic RID, from its Unix account's uid (as
+ * Samba's smbpasswd backend computes it), never from the file's uid
+ * field, which another tool may have written wrong.
+ */
 static void add_passdb_user(const char *name, uint32_t uid, void *private)
 {
 	struct build *b = private;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
 	uint32_t rid;
 
-	if (uid != PASSDB_NO_UID && samsid_algorithmic_rid(uid, b->base, &rid))
-	{
-		b->users[b->n++] = (struct samsid_user) { .uid = uid,
+	(void)uid;
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 &&
+	    res != NULL && samsid_algorithmic_rid(pw.pw_uid, b->base, &rid)) {
+		b->users[b->n++] = (struct samsid_user) { .uid = pw.pw_uid,
 							  .rid = rid };
 	}
 }
 
-/* tdbsam's users first: theirs win over an algorithmic RID or uid */
+/* the file's users first: theirs win over an algorithmic RID or uid */
 static void build_map(struct smbd_server *server)
 {
 	struct smbd_sidmap *m = server->sidmap_src;
@@ -228,14 +211,14 @@ static void build_map(struct smbd_server *server)
 	struct build b = { .base = m->rid_base };
 	struct samsid_map *map;
 
-	b.users = talloc_array(m, struct samsid_user, m->n_tdbsam + np + 1);
+	b.users = talloc_array(m, struct samsid_user, m->n_named + np + 1);
 	if (b.users == NULL) {
 		return;
 	}
-	if (m->n_tdbsam > 0) {
-		memcpy(b.users, m->tdbsam, m->n_tdbsam * sizeof(*b.users));
+	if (m->n_named > 0) {
+		memcpy(b.users, m->named, m->n_named * sizeof(*b.users));
 	}
-	b.n = m->n_tdbsam;
+	b.n = m->n_named;
 	if (server->passdb != NULL) {
 		passdb_foreach_user(server->passdb, add_passdb_user, &b);
 		m->passdb_gen = passdb_generation(server->passdb);
@@ -254,10 +237,10 @@ static void build_map(struct smbd_server *server)
 void smbd_sidmap_load(struct smbd_server *server)
 {
 	struct smbd_sidmap *m = talloc_zero(server, struct smbd_sidmap);
-	char text[160];
+	char text[SAMSID_SID_TEXT_MAX];
 	int base = server->lp->g.algorithmic_rid_base;
 
-	if (m == NULL || !load_domain(server, &m->domain)) {
+	if (m == NULL || !load_file(server, m)) {
 		DBG_ERR("SIDs: no domain SID: users keep their Unix SIDs "
 			"(S-1-22-1-uid)\n");
 		talloc_free(m);
@@ -270,11 +253,10 @@ void smbd_sidmap_load(struct smbd_server *server)
 		base++;
 	}
 	m->rid_base = (uint32_t)base;
-	load_tdbsam(server, m);
 	TALLOC_FREE(server->sidmap_src);
 	server->sidmap_src = m;
 	build_map(server);
-	sid_text(&m->domain, text, sizeof(text));
+	samsid_sid_format(&m->domain, text);
 	DBG_NOTICE("SIDs: domain %s, %zu users\n", text,
 		   samsid_map_num_users(server->sid_map));
 }
