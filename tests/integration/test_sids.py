@@ -210,18 +210,22 @@ def test_sid_file_rids_first(base, accounts):
     assert bob == "S-1-22-1-%d" % accounts["bob"].uid
 
 
+def alice_sid_and_log(base, extra):
+    """alice's SID on a server started with extra, and its log."""
+    srv = start(RingsmbNT, base, extra, users=("alice",))
+    try:
+        return owner_sid(srv, "alice"), srv.log_text()
+    finally:
+        finish_server(srv)
+
+
 def test_sid_file_without_domain(base, accounts):
     """A SID file without a domain line is the admin's: left as it is,
     Unix SIDs, the reason in the log."""
     (base / "private").mkdir(mode=0o700)
     text = "# no domain here\nuser %s 1234\n" % A.name("alice")
     (base / "private" / "sids").write_text(text)
-    srv = start(RingsmbNT, base, ringsmb_globals(base), users=("alice",))
-    try:
-        sid = owner_sid(srv, "alice")
-        log = srv.log_text()
-    finally:
-        finish_server(srv)
+    sid, log = alice_sid_and_log(base, ringsmb_globals(base))
     assert sid == "S-1-22-1-%d" % accounts["alice"].uid
     assert "has no domain line" in log
     assert (base / "private" / "sids").read_text() == text
@@ -231,13 +235,7 @@ def test_without_domain_sid_unix_sids(base, accounts):
     """A private dir whose parent is missing cannot be made: no domain
     SID, Unix SIDs, and the reason in the log."""
     missing = base / "no" / "private"
-    srv = start(RingsmbNT, base, ringsmb_globals(base, missing),
-                users=("alice",))
-    try:
-        sid = owner_sid(srv, "alice")
-        log = srv.log_text()
-    finally:
-        finish_server(srv)
+    sid, log = alice_sid_and_log(base, ringsmb_globals(base, missing))
     assert sid == "S-1-22-1-%d" % accounts["alice"].uid
     assert "SIDs: cannot create %s" % missing in log
     assert "no domain SID" in log
