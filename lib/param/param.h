@@ -229,6 +229,15 @@ int lp_load_file(TALLOC_CTX *mem_ctx, const char *path,
 		 struct loadparm **out, struct lp_diag **diags);
 
 /*
+ * The same with Samba's command-line "name=value" options (--option)
+ * applied after the file's [global]; path NULL: the embedded default.
+ * A malformed option is an error ("--option: ...").
+ */
+int lp_load_with_options(TALLOC_CTX *mem_ctx, const char *path,
+			 const char *const *options, struct loadparm **out,
+			 struct lp_diag **diags);
+
+/*
  * The same for text in memory (tests, fuzzing, the embedded default).
  * name is used in diagnostics and to resolve relative includes.  The
  * text need not be NUL-terminated.

@@ -101,6 +101,9 @@ struct smbd_server {
 	const char *config_file;        /* NULL: embedded default */
 	int cmdline_debuglevel;         /* -d, -1 if not given */
 	bool log_stderr;                /* --debug-stdout */
+	const char *cmdline_log_dir;    /* -l, or NULL */
+	const char *const *cmdline_options; /* --option, NULL-ended */
+	const char *log_path;           /* smbd_log_path() */
 	struct smbd_listener *listeners;
 	struct smbd_state_hooks hooks;
 	struct smbd_conn *conns;

@@ -98,6 +98,79 @@ def test_daemon_pidfile_sighup_sigterm(tmp_path):
     assert "AddressSanitizer" not in log and "runtime error:" not in log
 
 
+    assert not pidfile.exists()         # removed at exit
+
+
+def smbd(*args, timeout=30):
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    return subprocess.run([str(ringsmb_binary())] + list(args), env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=timeout)
+
+
+def test_pidfile_foreground_and_second_instance(tmp_path):
+    """The pid file is written in the foreground too, held while the
+    server runs: a second smbd, in the foreground or as a daemon, says
+    on the terminal who holds it and exits 1; at SIGTERM the file goes."""
+    port = free_port()
+    (tmp_path / "a").mkdir()
+    conf = tmp_path / "smb.conf"
+    conf.write_text(CONF.format(port=port, tmp=tmp_path))
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    proc = subprocess.Popen([str(ringsmb_binary()), "-F", "-s", str(conf)],
+                            env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    pidfile = tmp_path / "run" / "nested" / "smbd.pid"
+    try:
+        assert wait_for(lambda: pidfile.exists() and
+                        pidfile.read_text().strip() == str(proc.pid))
+        for mode in (["-F"], []):
+            p = smbd(*mode, "-s", str(conf))
+            err = p.stderr.decode()
+            assert p.returncode == 1, err
+            assert "already running: process %d holds %s" % (
+                proc.pid, pidfile) in err, err
+        assert alive(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+    assert proc.returncode == 0
+    assert not pidfile.exists()
+
+
+def test_samba_command_line_options(tmp_path):
+    """-D, -l DIR, --no-process-group and --option=name=value as Samba's
+    smbd takes them: --option wins over the file (here the port), -l
+    puts the log in DIR/log.smbd; a malformed --option is refused."""
+    for d in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        os.chmod(d, os.stat(d).st_mode | 0o011)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "a.txt").write_bytes(b"x")
+    conf = tmp_path / "smb.conf"
+    conf.write_text(CONF.format(port=1, tmp=tmp_path))
+    port = free_port()
+    logs = tmp_path / "logs"
+    p = smbd("-D", "--no-process-group", "-s", str(conf), "-l", str(logs),
+             "--option=smb ports=%d" % port, "--option", "log level = 3")
+    assert p.returncode == 0, p.stderr.decode()
+    pidfile = tmp_path / "run" / "nested" / "smbd.pid"
+    assert wait_for(pidfile.exists)
+    pid = int(pidfile.read_text())
+    try:
+        rc, out = ls(port, "a")
+        assert rc == 0 and "a.txt" in out, out
+        assert wait_for(lambda: (logs / "log.smbd").exists())
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    assert wait_for(lambda: not alive(pid))
+    assert not (tmp_path / "log.smbd").exists()     # -l won
+    for bad in ("--option=nonsense", "--option=smb ports=notaport"):
+        p = smbd("-F", "-s", str(conf), bad)
+        err = p.stderr.decode()
+        assert p.returncode == 1, err
+        assert "--option" in err and "cannot start" in err, err
+
+
 def run_testparm(*args):
     tp = tool_binary("testparm")
     return subprocess.run([str(tp), "-s"] + list(args),

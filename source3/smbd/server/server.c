@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,7 +43,8 @@ static void print_diags(const struct lp_diag *d)
 	}
 }
 
-static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file)
+static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file,
+				    const char *const *options)
 {
 	struct loadparm *lp = NULL;
 	struct lp_diag *diags = NULL;
@@ -51,12 +53,13 @@ static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file)
 	if (file == NULL && access(lp_default_config_file(), R_OK) != 0) {
 		DBG_NOTICE("no %s: using the embedded default "
 			   "configuration\n", lp_default_config_file());
-		return lp_load_default(mem_ctx);
-	}
-	if (file == NULL) {
+		if (options == NULL || options[0] == NULL) {
+			return lp_load_default(mem_ctx);
+		}
+	} else if (file == NULL) {
 		file = lp_default_config_file();
 	}
-	ret = lp_load_file(mem_ctx, file, &lp, &diags);
+	ret = lp_load_with_options(mem_ctx, file, options, &lp, &diags);
 	print_diags(diags);
 	if (ret != 0) {
 		DBG_ERR("cannot load %s: see the errors above\n", file);
@@ -69,18 +72,34 @@ static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file)
  * --debug-stdout and the foreground log to stderr; a daemon logs to
  * 'log file', by default PREFIX/var/log.smbd (stderr is /dev/null then).
  */
-static void setup_logging(const struct loadparm *lp, int debuglevel,
-			  bool log_stderr)
+#define SMBD_DEFAULT_LOG	RINGSMB_PREFIX "/var/log.smbd"
+
+/* -l DIR wins over 'log file', as Samba's --log-basename does */
+static void setup_logging(struct smbd_server *server)
 {
-	int level = debuglevel >= 0 ? debuglevel : lp->g.log_level;
+	const struct loadparm *lp = server->lp;
+	int level = server->cmdline_debuglevel >= 0 ?
+		server->cmdline_debuglevel : lp->g.log_level;
 	const char *file = lp->g.log_file;
 
-	if (log_stderr) {
+	if (server->log_stderr) {
 		file = NULL;
+	} else if (server->cmdline_log_dir != NULL) {
+		/* made if missing (one level), as the pid directory is */
+		(void)mkdir(server->cmdline_log_dir, 0755);
+		file = talloc_asprintf(server, "%s/log.smbd",
+				       server->cmdline_log_dir);
 	} else if (file == NULL || file[0] == '\0') {
-		file = RINGSMB_PREFIX "/var/log.smbd";
+		file = SMBD_DEFAULT_LOG;
 	}
+	server->log_path = file != NULL ? file : "standard error";
 	debug_setup(level, file);
+}
+
+const char *smbd_log_path(const struct smbd_server *server)
+{
+	return server != NULL && server->log_path != NULL ?
+		server->log_path : SMBD_DEFAULT_LOG;
 }
 
 /*
@@ -127,7 +146,8 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 		DBG_NOTICE("SIGHUP: embedded default, nothing to reload\n");
 		return;
 	}
-	lp = load_config(server, server->config_file);
+	lp = load_config(server, server->config_file,
+			 server->cmdline_options);
 	if (lp == NULL) {
 		DBG_ERR("SIGHUP: keeping the old configuration\n");
 		return;
@@ -139,7 +159,7 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	 */
 	talloc_steal(lp, server->lp);
 	server->lp = lp;
-	setup_logging(lp, server->cmdline_debuglevel, server->log_stderr);
+	setup_logging(server);
 	/*
 	 * The password database reloads itself when its file changes; a new
 	 * 'smb passwd file' path needs a restart (in-flight logons hold the
@@ -238,16 +258,19 @@ static int setup_signals(struct smbd_server *server)
 }
 
 struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
-				    const char *configfile, int debuglevel,
-				    bool log_stderr)
+				    const struct smbd_cmdline *cl)
 {
 	struct smbd_server *server = talloc_zero(mem_ctx, struct smbd_server);
 
 	if (server == NULL) {
 		return NULL;
 	}
-	server->config_file = configfile;
-	server->lp = load_config(server, configfile);
+	server->config_file = cl->configfile;
+	server->cmdline_debuglevel = cl->debuglevel;
+	server->log_stderr = cl->log_stderr;
+	server->cmdline_log_dir = cl->log_dir;
+	server->cmdline_options = cl->options;
+	server->lp = load_config(server, cl->configfile, cl->options);
 	if (server->lp == NULL) {
 		return NULL;
 	}
@@ -255,9 +278,7 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 	if (server->throttle == NULL || load_passdb(server) != 0) {
 		return NULL;
 	}
-	server->cmdline_debuglevel = debuglevel;
-	server->log_stderr = log_stderr;
-	setup_logging(server->lp, debuglevel, log_stderr);
+	setup_logging(server);
 	smbd_sidmap_load(server);
 	return server;
 }

@@ -6,9 +6,23 @@
 
 #include "source3/smbd/smbd.h"
 
+/* What the command line says (smbd.c; Samba's options). */
+struct smbd_cmdline {
+	const char *configfile;         /* -s; NULL: default or embedded */
+	int debuglevel;                 /* -d; -1: 'log level' */
+	bool log_stderr;                /* --debug-stdout, -i */
+	const char *log_dir;            /* -l: DIR/log.smbd, or NULL */
+	const char *const *options;     /* --option name=value, NULL-ended */
+};
+
+/* The configuration loaded and logging set up; NULL on errors. */
 struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
-				    const char *configfile, int debuglevel,
-				    bool log_stderr);
+				    const struct smbd_cmdline *cl);
+/*
+ * Where the server logs ("standard error" with --debug-stdout); NULL
+ * server: the default log file.
+ */
+const char *smbd_log_path(const struct smbd_server *server);
 /* Creates the event loop, ring and listeners: after daemonizing. */
 int smbd_server_start(struct smbd_server *server);
 /* Runs the event loop until SIGTERM/SIGINT; returns the exit code. */
