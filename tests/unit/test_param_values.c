@@ -356,6 +356,40 @@ static void test_default__embedded(void **state)
 			    RINGSMB_PREFIX "/etc/smb.conf");
 }
 
+/* Samba's --option: after the file's [global], share defaults too */
+static void test_default__cmdline_options(void **state)
+{
+	const char *const opts[] = { "smb ports = 4999", "read only=yes",
+				     NULL };
+	const char *const bad[] = { "nonsense", NULL };
+	const char *const bad_value[] = { "smb ports=notaport", NULL };
+	struct loadparm *lp = NULL;
+	struct lp_diag *diags = NULL;
+
+	assert_int_equal(lp_load_with_options(*state, NULL, opts, &lp,
+					      &diags), 0);
+	assert_null(diags);
+	assert_int_equal(lp->g.num_smb_ports, 1);
+	assert_int_equal(lp->g.smb_ports[0], 4999);
+	/* the share sets its own read only: the file wins there */
+	assert_false(lp_find_share(lp, "share")->read_only);
+	TALLOC_FREE(lp);
+
+	assert_int_equal(lp_load_with_options(*state, NULL, bad, &lp,
+					      &diags), -1);
+	assert_non_null(diags);
+	assert_string_equal(diags->message,
+			    "--option: \"nonsense\": expected name=value");
+	TALLOC_FREE(lp);
+	TALLOC_FREE(diags);
+	assert_int_equal(lp_load_with_options(*state, NULL, bad_value, &lp,
+					      &diags), -1);
+	assert_non_null(strstr(diags->message, "--option"));
+	assert_non_null(strstr(diags->message, "smb ports"));
+	TALLOC_FREE(lp);
+	TALLOC_FREE(diags);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -378,6 +412,7 @@ int main(void)
 		T(test_share__strict_sync),
 		T(test_share__find_case_insensitive),
 		T(test_default__embedded),
+		T(test_default__cmdline_options),
 	};
 
 	int ret;
