@@ -76,6 +76,12 @@ const struct auth_session_info *auth_session_info(const struct auth_ctx *ctx)
 	return ntlmssp_server_info(ctx->ntlmssp);
 }
 
+const char *auth_attempt(const struct auth_ctx *ctx, const char **domain,
+			 const char **workstation)
+{
+	return ntlmssp_server_attempt(ctx->ntlmssp, domain, workstation);
+}
+
 struct ntlmssp_server *auth_ctx_ntlmssp(struct auth_ctx *ctx)
 {
 	return ctx->ntlmssp;

@@ -115,6 +115,14 @@ struct auth_session_info {
 const struct auth_session_info *auth_session_info(const struct auth_ctx *ctx);
 
 /*
+ * The user, domain and workstation names the client's AUTHENTICATE
+ * carried, whether the logon succeeded or not (for the audit line);
+ * NULL before one was parsed.  Owned by ctx.
+ */
+const char *auth_attempt(const struct auth_ctx *ctx, const char **domain,
+			 const char **workstation);
+
+/*
  * The NT hash of a UTF-8 password, MD4(UTF-16LE(password)), for passdb
  * and smbpasswd.  INVALID_PARAMETER if password is not valid UTF-8.
  */

@@ -283,6 +283,10 @@ const struct auth_session_info *ntlmssp_server_info(
  * security was negotiated; NULL for anonymous, guest or no ESS.
  */
 struct ntlmssp_sign *ntlmssp_server_sign(struct ntlmssp_server *srv);
+/* The names the last AUTHENTICATE carried, NULL before one parsed. */
+const char *ntlmssp_server_attempt(const struct ntlmssp_server *srv,
+				   const char **domain,
+				   const char **workstation);
 
 /*
  * Tests only: after the NEGOTIATE leg, pretend we had sent challenge_msg

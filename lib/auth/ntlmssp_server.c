@@ -42,6 +42,8 @@ struct ntlmssp_server {
 	uint8_t *challenge_msg;
 	size_t challenge_len;
 	struct auth_session_info *info;	/* set once authenticated */
+	/* the names of the last AUTHENTICATE, failed or not (audit) */
+	char *attempt_user, *attempt_domain, *attempt_workstation;
 	struct ntlmssp_sign *sign;	/* real users with ESS only */
 };
 
@@ -504,6 +506,13 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *srv,
 	auth_keep_secret(at.info);
 	status = session_names(&at);
 	if (NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(srv->attempt_user);
+		TALLOC_FREE(srv->attempt_domain);
+		TALLOC_FREE(srv->attempt_workstation);
+		srv->attempt_user = talloc_strdup(srv, at.info->user);
+		srv->attempt_domain = talloc_strdup(srv, at.info->domain);
+		srv->attempt_workstation = talloc_strdup(srv,
+							 at.info->workstation);
 		status = check_attempt(srv, &at);
 	}
 	if (NT_STATUS_IS_OK(status)) {
@@ -515,6 +524,15 @@ static NTSTATUS server_authenticate(struct ntlmssp_server *srv,
 	}
 	srv->info = at.info;
 	return NT_STATUS_OK;
+}
+
+const char *ntlmssp_server_attempt(const struct ntlmssp_server *srv,
+				   const char **domain,
+				   const char **workstation)
+{
+	*domain = srv->attempt_domain;
+	*workstation = srv->attempt_workstation;
+	return srv->attempt_user;
 }
 
 NTSTATUS ntlmssp_server_update(struct ntlmssp_server *srv,

@@ -216,3 +216,52 @@ def test_logon_backoff(share_tree, accounts):
         assert "logon delayed after 6 failures" in log
     finally:
         finish_server(srv)
+
+
+# ------------------------------------------------------------ audit lines
+
+FAIL2BAN_FILTER = (Path(__file__).resolve().parents[2] / "packaging" /
+                   "fail2ban" / "filter.d" / "ringsmb.conf")
+
+
+def fail2ban_regex():
+    """The shipped filter's failregex, <HOST> as fail2ban expands it
+    (an address), compiled."""
+    import re
+    text = FAIL2BAN_FILTER.read_text()
+    line = [l for l in text.splitlines() if l.startswith("failregex")][0]
+    rx = line.split("=", 1)[1].strip()
+    return re.compile(rx.replace("<HOST>", r"(?P<host>[0-9a-fA-F.:]+)"))
+
+
+def test_logon_and_tcon_audit_lines(user_server):
+    """At log level 1 every logon leaves one 'Auth:' line (Samba's
+    shape: user, status, remote host) and every refused tree connect a
+    line naming share, user, address and status; the shipped fail2ban
+    filter matches the failed logon and not the good one."""
+    before = len(user_server.log_text())
+    rc, out = smbclient(user_server, "%s%%nope" % USER, "SMB3_11", "ls")
+    assert rc != 0
+    rc, out = smbclient(user_server, "%s%%%s" % (USER, PASSWORD),
+                        "SMB3_11", "ls")
+    assert rc == 0, out
+    p = subprocess.run([SMBCLIENT, "//127.0.0.1/nosuchshare", "-p",
+                        str(user_server.port), "-U",
+                        "%s%%%s" % (USER, PASSWORD), "-c", "ls"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=120)
+    assert p.returncode != 0
+    log = user_server.log_text()[before:]
+    auth = [l for l in log.splitlines() if "Auth: [SMB2,(null)]" in l]
+    bad = [l for l in auth if "status [NT_STATUS_LOGON_FAILURE]" in l]
+    good = [l for l in auth if "status [NT_STATUS_OK]" in l]
+    assert len(bad) == 1 and len(good) >= 2, log
+    assert "\\[%s] with [NTLMv2]" % USER in bad[0]
+    assert "remote host [127.0.0.1:" in bad[0]
+    rx = fail2ban_regex()
+    m = rx.match(bad[0])
+    assert m and m.group("host") == "127.0.0.1", bad[0]
+    assert not any(rx.match(l) for l in good)
+    assert "tree connect to [nosuchshare] by user [%s] from [127.0.0.1:" \
+        % USER in log
+    assert "refused: NT_STATUS_BAD_NETWORK_NAME" in log

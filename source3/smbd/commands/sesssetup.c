@@ -341,6 +341,35 @@ static void session_established(struct smbd_session *s)
 		 s->guest ? ", guest" : "");
 }
 
+/*
+ * One line per logon outcome at level 1, in the shape of Samba's
+ * auth_audit line, so a fail2ban filter for either server matches both
+ * (docs/logging.md, examples/fail2ban/):
+ *   Auth: [SMB2,(null)] user [DOMAIN]\[user] with [NTLMv2] status
+ *   [NT_STATUS_...] workstation [WS] remote host [ADDR:PORT] ...
+ */
+static void audit_logon(const struct smbd_session *s, const char *peer,
+			NTSTATUS status)
+{
+	const char *domain = NULL, *wks = NULL;
+	const char *user = s->auth != NULL ?
+		auth_attempt(s->auth, &domain, &wks) : NULL;
+	const struct auth_session_info *info = s->auth != NULL ?
+		auth_session_info(s->auth) : NULL;
+
+	if (user == NULL) {
+		/* nothing parsed: a malformed or non-NTLM attempt */
+		user = domain = wks = "";
+	}
+	DBG_WARNING("Auth: [SMB2,(null)] user [%s]\\[%s] with [NTLMv2] "
+		    "status [%s] workstation [%s] remote host [%s]%s\n",
+		    domain != NULL ? domain : "", user, nt_errstr(status),
+		    wks != NULL ? wks : "", peer,
+		    !NT_STATUS_IS_OK(status) || info == NULL ? "" :
+		    info->anonymous ? " mapped to anonymous" :
+		    info->guest ? " mapped to guest" : "");
+}
+
 static uint8_t *sesssetup_body(TALLOC_CTX *mem_ctx, struct smbd_session *s,
 			       const uint8_t *blob, size_t blob_len,
 			       size_t *len)
@@ -486,6 +515,9 @@ static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 			     r.security.len, &out, &out_len);
 	if (NT_STATUS_IS_OK(status)) {
 		status = session_final(s, reauth, auth_session_info(s->auth));
+	}
+	if (!NT_STATUS_EQUAL(status, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		audit_logon(s, req->conn->peer, status);
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		if (!reauth) {
