@@ -24,6 +24,7 @@
  *    on another channel (MS-SMB2 3.2.5.1.x has no replay for them).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,88 +33,10 @@
 
 #include <liburing.h>
 
-#include "source3/utils/smb2bench/conn.h"
-#include "source3/utils/smb2bench/workload.h"
-#include "lib/smb2/transform.h"
+#include "source3/utils/smb2bench/engine_private.h"
 #include "lib/util/byteorder.h"
 
-#define NBT_HDR 4
-#define MSG_ROOM (SMB2_HDR_SIZE + SMB2_READ_CREQ_LEN + 7)
-#define RECV_WINDOW (256 * 1024)
-#define BIG_FRAME (64 * 1024)
-#define PEEK (NBT_HDR + SMB2_TRANSFORM_HDR_SIZE + SMB2_HDR_SIZE)
-#define SEND_BATCH 64
-#define UD_SEND 1
-#define UD_RECV 2
-#define UD_CANCEL 3
-#define UD_KIND(ud) ((ud) & 0xff)
-#define UD_CHAN(ud) ((unsigned)((ud) >> 8))
-#define UD(kind, ch) ((uint64_t)(ch)->index << 8 | (kind))
-#define MAX_CREDITS 8192
-#define CHAN_SILENCE_NS (5 * 1000000000ULL)
-
-struct slot {
-	bool busy;
-	bool retry;		/* its channel was lost: send it again */
-	bool write;
-	struct chan *ch;
-	uint16_t cost;
-	uint64_t mid;
-	uint64_t offset;
-	uint32_t len;
-	uint64_t t0;
-	uint8_t nbt[NBT_HDR];
-	uint8_t tf[SMB2_TRANSFORM_HDR_SIZE];
-	uint8_t msg[MSG_ROOM];
-	size_t msg_len;
-	uint8_t *data;		/* WRITE payload, bs bytes */
-};
-
-/* One channel: a connection of the job's session. */
-struct chan {
-	unsigned index;
-	struct smb2_conn *c;
-	bool lost;
-	unsigned inflight;
-	uint32_t inflight_cost;
-	uint64_t heard;		/* last answer, or when it started to owe */
-	struct chan_stats *stats;
-	/* sends */
-	unsigned *queue, queued;
-	bool sending;
-	struct iovec siov[SEND_BATCH * 4];
-	struct msghdr smh;
-	/* receives */
-	uint8_t *rbuf;
-	size_t rcap, rlen;
-	bool receiving;
-	/* discard mode: the rest of a READ payload dropped in the kernel */
-	size_t skip;
-	struct slot *skip_slot;
-	uint32_t skip_len;
-};
-
-struct engine {
-	struct job *job;
-	struct smb2_conn *c;	/* a live channel's, for CREATE and CLOSE */
-	struct chan *chans;
-	unsigned nchans, next_chan;
-	struct io_uring ring;
-	struct smb2_file_id fid;
-	struct workload w;
-	bool measuring;		/* the measured phase, not the layout */
-	struct slot *slots;
-	unsigned depth, inflight, retries;
-	uint16_t charge;
-	bool no_more;		/* the workload or the clock is done */
-	uint64_t t_end;		/* CLOCK_MONOTONIC ns; 0 = none */
-	const _Atomic bool *stop;
-	bool discard;
-	bool have_ring;
-	char *err;
-};
-
-static uint64_t now_ns(void)
+uint64_t engine_now_ns(void)
 {
 	struct timespec ts;
 
@@ -121,10 +44,19 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void fail(struct engine *e, char *msg)
+void engine_fail(struct engine *e, const char *fmt, ...)
 {
+	va_list ap;
+
 	if (e->err == NULL) {
-		e->err = msg;
+		va_start(ap, fmt);
+		e->err = talloc_vasprintf(e->job->mem, fmt, ap);
+		va_end(ap);
+		if (e->err == NULL) {
+			static char oom[] = "out of memory";
+
+			e->err = oom;
+		}
 	}
 	e->no_more = true;
 }
@@ -288,11 +220,11 @@ static struct chan *chan_next(struct engine *e)
 static bool slot_queue(struct engine *e, struct chan *ch, struct slot *s)
 {
 	if (slot_build(e, ch, s) != 0) {
-		fail(e, talloc_strdup(e->job->mem, "cannot sign or encrypt"));
+		engine_fail(e, "cannot sign or encrypt");
 		return false;
 	}
 	if (ch->inflight == 0) {
-		ch->heard = now_ns();
+		ch->heard = engine_now_ns();
 	}
 	s->ch = ch;
 	ch->inflight++;
@@ -343,7 +275,7 @@ static void issue(struct engine *e)
 	struct chan *ch = NULL;
 	unsigned i = 0;
 
-	if (e->t_end != 0 && !e->no_more && now_ns() >= e->t_end) {
+	if (e->t_end != 0 && !e->no_more && engine_now_ns() >= e->t_end) {
 		e->no_more = true;
 	}
 	if (*e->stop) {
@@ -366,15 +298,15 @@ static void issue(struct engine *e)
 			break;
 		}
 		s->busy = true;
-		s->t0 = now_ns();
+		s->t0 = engine_now_ns();
 		e->inflight++;
 	}
 	if (!e->no_more && e->err == NULL && credits_short(e)) {
-		fail(e, talloc_asprintf(e->job->mem, "the server granted %u "
-					"credits; a %llu-byte I/O needs %u",
-					e->c->credits,
-					(unsigned long long)e->w.bs,
-					e->charge));
+		engine_fail(e, "the server granted %u "
+			    "credits; a %llu-byte I/O needs %u",
+			    e->c->credits,
+			    (unsigned long long)e->w.bs,
+			    e->charge);
 	}
 	for (i = 0; i < e->nchans; i++) {
 		send_kick(e, &e->chans[i]);
@@ -407,7 +339,7 @@ static void account(struct engine *e, struct slot *s, uint32_t bytes)
 	}
 	job->dir[d].io_bytes += bytes;
 	job->dir[d].ios++;
-	lat_add(&job->dir[d].clat, now_ns() - s->t0);
+	lat_add(&job->dir[d].clat, engine_now_ns() - s->t0);
 	atomic_fetch_add_explicit(&job->live_bytes[d], bytes,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&job->live_ios, 1, memory_order_relaxed);
@@ -417,7 +349,7 @@ static void unowe(struct slot *s)
 {
 	s->ch->inflight--;
 	s->ch->inflight_cost -= s->cost;
-	s->ch->heard = now_ns();
+	s->ch->heard = engine_now_ns();
 }
 
 static void finish(struct engine *e, struct slot *s, uint32_t bytes)
@@ -440,9 +372,12 @@ static void chan_lost(struct engine *e, struct chan *ch, char *why)
 		live += e->chans[i].lost ? 0 : 1;
 	}
 	if (live <= 1) {
-		fail(e, e->nchans > 1 ? talloc_asprintf(
-			     e->job->mem, "channel %u, the last: %s",
-			     ch->index, why) : why);
+		if (e->nchans > 1) {
+			engine_fail(e, "channel %u, the last: %s", ch->index,
+				    why);
+		} else {
+			engine_fail(e, "%s", why);
+		}
 		e->inflight = 0;	/* nothing more will come */
 		return;
 	}
@@ -473,11 +408,11 @@ static void check_read(struct engine *e, struct slot *s, struct smb2_blob d)
 	int64_t bad;
 
 	if (d.len != s->len) {
-		fail(e, talloc_asprintf(e->job->mem, "short READ at %llu: %zu of "
-					"%u bytes (is the file shorter than "
-					"--size?)",
-					(unsigned long long)s->offset, d.len,
-					s->len));
+		engine_fail(e, "short READ at %llu: %zu of "
+			    "%u bytes (is the file shorter than "
+			    "--size?)",
+			    (unsigned long long)s->offset, d.len,
+			    s->len);
 		return;
 	}
 	if (!e->job->o->verify) {
@@ -488,10 +423,10 @@ static void check_read(struct engine *e, struct slot *s, struct smb2_blob d)
 		e->job->verify_bytes += d.len;
 	} else {
 		e->job->verify_errors++;
-		fail(e, talloc_asprintf(e->job->mem, "verify: the byte at offset "
-					"%llu differs from the pattern",
-					(unsigned long long)(s->offset +
-							     (uint64_t)bad)));
+		engine_fail(e, "verify: the byte at offset "
+			    "%llu differs from the pattern",
+			    (unsigned long long)(s->offset +
+			    (uint64_t)bad));
 	}
 }
 
@@ -508,15 +443,14 @@ static void complete(struct engine *e, struct slot *s,
 				smb2_read_crsp_pull(pdu, &data);
 	}
 	if (!NT_STATUS_IS_OK(st) || is_error) {
-		fail(e, talloc_asprintf(e->job->mem, "%s at offset %llu: %s",
-					s->write ? "WRITE" : "READ",
-					(unsigned long long)s->offset,
-					nt_errstr(is_error && NT_STATUS_IS_OK(st) ?
-						  NT_STATUS_INVALID_PARAMETER :
-						  st)));
+		engine_fail(e, "%s at offset %llu: %s",
+			    s->write ? "WRITE" : "READ",
+			    (unsigned long long)s->offset,
+			    nt_errstr(is_error && NT_STATUS_IS_OK(st) ?
+				      NT_STATUS_INVALID_PARAMETER : st));
 	} else if (s->write && count != s->len) {
-		fail(e, talloc_asprintf(e->job->mem, "short WRITE at %llu",
-					(unsigned long long)s->offset));
+		engine_fail(e, "short WRITE at %llu",
+			    (unsigned long long)s->offset);
 	} else if (!s->write) {
 		check_read(e, s, data);
 	}
@@ -535,20 +469,20 @@ static void frame(struct engine *e, struct chan *ch, uint8_t *buf,
 
 	if (smb2_conn_open_rsp(ch->c, buf, len, &m, &mlen) != 0 ||
 	    !NT_STATUS_IS_OK(smb2_hdr_pull(m, mlen, &h))) {
-		fail(e, talloc_strdup(e->job->mem, "a response failed its "
-				      "signature, decryption or header check"));
+		engine_fail(e, "a response failed its "
+			    "signature, decryption or header check");
 		return;
 	}
 	ch->c->credits += h.credit;
-	ch->heard = now_ns();
+	ch->heard = engine_now_ns();
 	if (h.message_id == UINT64_MAX) {
 		return;		/* an oplock break: we hold none */
 	}
 	s = slot_of(e, ch, h.message_id);
 	if (s == NULL) {
-		fail(e, talloc_asprintf(e->job->mem, "response to MessageId %llu, "
-					"which is not in flight",
-					(unsigned long long)h.message_id));
+		engine_fail(e, "response to MessageId %llu, "
+			    "which is not in flight",
+			    (unsigned long long)h.message_id);
 		return;
 	}
 	if (h.status == NT_STATUS_V(NT_STATUS_PENDING) &&
@@ -559,7 +493,7 @@ static void frame(struct engine *e, struct chan *ch, uint8_t *buf,
 					    smb2_rsp_struct_size(h.command),
 					    &pdu, &is_error)) ||
 	    h.command != (s->write ? SMB2_OP_WRITE : SMB2_OP_READ)) {
-		fail(e, talloc_strdup(e->job->mem, "malformed READ/WRITE response"));
+		engine_fail(e, "malformed READ/WRITE response");
 		return;
 	}
 	complete(e, s, &pdu, is_error);
@@ -606,7 +540,7 @@ static bool discard_start(struct engine *e, struct chan *ch, size_t pos,
 static void discard_done(struct engine *e, struct chan *ch, size_t n)
 {
 	ch->skip -= n < ch->skip ? n : ch->skip;
-	ch->heard = now_ns();
+	ch->heard = engine_now_ns();
 	if (ch->skip > 0) {
 		return;
 	}
@@ -627,9 +561,9 @@ static void frames(struct engine *e, struct chan *ch)
 		uint32_t flen = pull_be32(ch->rbuf + pos);
 
 		if (flen > ch->rcap - NBT_HDR) {
-			fail(e, talloc_asprintf(e->job->mem, "a %u-byte response "
-						"is larger than any we asked "
-						"for", flen));
+			engine_fail(e, "a %u-byte response "
+				    "is larger than any we asked "
+				    "for", flen);
 			return;
 		}
 		if (ch->rlen - pos - NBT_HDR < flen) {
@@ -775,11 +709,11 @@ static void kick_all(struct engine *e)
 }
 
 /* Run until the workload is done and nothing is in flight. */
-static void run_phase(struct engine *e)
+void engine_run_phase(struct engine *e)
 {
 	struct __kernel_timespec tick = { .tv_sec = 1 };
 	struct io_uring_cqe *cqe = NULL;
-	uint64_t give_up = 0, heard = now_ns();
+	uint64_t give_up = 0, heard = engine_now_ns();
 
 	e->no_more = e->err != NULL;
 	kick_all(e);
@@ -789,11 +723,11 @@ static void run_phase(struct engine *e)
 		uint64_t now;
 
 		if (ret < 0 && ret != -ETIME && ret != -EINTR) {
-			fail(e, talloc_asprintf(e->job->mem, "io_uring: %s",
-						strerror(-ret)));
+			engine_fail(e, "io_uring: %s",
+				    strerror(-ret));
 			break;
 		}
-		now = now_ns();
+		now = engine_now_ns();
 		if (reap(e) > 0) {
 			heard = now;
 		}
@@ -803,10 +737,10 @@ static void run_phase(struct engine *e)
 		}
 		if ((give_up != 0 && now > give_up) ||
 		    now - heard > SILENCE_NS) {
-			fail(e, talloc_asprintf(e->job->mem, "%u requests "
-						"unanswered for %llu s",
-						e->inflight, (unsigned long long)
-						((now - heard) / 1000000000ULL)));
+			engine_fail(e, "%u requests "
+				    "unanswered for %llu s",
+				    e->inflight, (unsigned long long)
+				    ((now - heard) / 1000000000ULL));
 			break;
 		}
 		kick_all(e);
@@ -818,7 +752,7 @@ static void run_phase(struct engine *e)
  * synchronously or the buffers are freed: cancel what is left and wait
  * for its CQEs (a bounded wait; io_uring_queue_exit does the rest).
  */
-static void quiesce(struct engine *e)
+void engine_quiesce(struct engine *e)
 {
 	struct __kernel_timespec tick = { .tv_sec = 1 };
 	struct io_uring_cqe *cqe = NULL;
@@ -849,267 +783,4 @@ static void quiesce(struct engine *e)
 						 NULL);
 		reap(e);
 	}
-}
-
-static bool job_reads(const struct job_opts *o)
-{
-	return o->rw != RW_WRITE && o->rw != RW_RANDWRITE;
-}
-
-static bool job_writes(const struct job_opts *o)
-{
-	return o->rw != RW_READ && o->rw != RW_RANDREAD;
-}
-
-/* Each channel's queue and receive buffer; its report line. */
-static bool chans_alloc(struct engine *e, struct smb2_conn **conns,
-			char **where)
-{
-	struct job *job = e->job;
-	unsigned i;
-
-	e->nchans = job->smb->channels;
-	e->chans = talloc_zero_array(e, struct chan, e->nchans);
-	job->chans = talloc_zero_array(job->mem, struct chan_stats,
-				       e->nchans);
-	if (e->chans == NULL || job->chans == NULL) {
-		return false;
-	}
-	job->nchans = e->nchans;
-	for (i = 0; i < e->nchans; i++) {
-		struct chan *ch = &e->chans[i];
-
-		ch->index = i;
-		ch->c = conns[i];
-		ch->stats = &job->chans[i];
-		ch->stats->addr = talloc_strdup(job->mem, where[i]);
-		ch->queue = talloc_zero_array(e->chans, unsigned, e->depth);
-		ch->rcap = job->o->bs + 4096 + RECV_WINDOW + PEEK;
-		ch->rbuf = talloc_size(e->chans, ch->rcap);
-		if (ch->queue == NULL || ch->rbuf == NULL) {
-			return false;
-		}
-	}
-	return true;
-}
-
-static bool engine_alloc(struct engine *e, struct smb2_conn **conns,
-			 char **where)
-{
-	const struct job_opts *o = e->job->o;
-	struct io_uring_params p = {
-		.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
-	};
-	unsigned entries = 2 * o->iodepth + 4 * e->job->smb->channels + 16;
-	unsigned i;
-	int ret;
-
-	e->depth = o->iodepth;
-	e->slots = talloc_zero_array(e, struct slot, e->depth);
-	if (e->slots == NULL || !chans_alloc(e, conns, where)) {
-		return false;
-	}
-	for (i = 0; i < e->depth; i++) {
-		e->slots[i].data = talloc_size(e->slots, o->bs);
-		if (e->slots[i].data == NULL) {
-			return false;
-		}
-		/* unverified writes send whatever this is, as fio does */
-		pattern_fill(e->slots[i].data, o->bs & ~7ULL, i * o->bs,
-			     o->randseed);
-	}
-	ret = io_uring_queue_init_params(entries, &e->ring, &p);
-	if (ret < 0) {
-		/* older kernels: no COOP_TASKRUN / SINGLE_ISSUER */
-		ret = io_uring_queue_init(entries, &e->ring, 0);
-	}
-	if (ret < 0) {
-		fail(e, talloc_asprintf(e->job->mem, "io_uring: %s", strerror(-ret)));
-		return false;
-	}
-	e->have_ring = true;
-	return true;
-}
-
-static bool check_sizes(struct engine *e)
-{
-	const struct job_opts *o = e->job->o;
-
-	if (job_reads(o) && o->bs > e->c->max_read) {
-		fail(e, talloc_asprintf(e->job->mem, "--bs=%llu is larger than the "
-					"server's MaxReadSize %u",
-					(unsigned long long)o->bs,
-					e->c->max_read));
-		return false;
-	}
-	if (o->bs > e->c->max_write) {	/* the layout writes too */
-		fail(e, talloc_asprintf(e->job->mem, "--bs=%llu is larger than the "
-					"server's MaxWriteSize %u",
-					(unsigned long long)o->bs,
-					e->c->max_write));
-		return false;
-	}
-	e->charge = smb2_conn_charge(e->c, o->bs);
-	return true;
-}
-
-/* Open the job's file; *eof its size.  Readers lay out a short file. */
-static bool open_file(struct engine *e, uint64_t *eof)
-{
-	const struct job_opts *o = e->job->o;
-	const char *name = e->job->filename;
-	bool writes = job_writes(o);
-	NTSTATUS st = smb2_conn_create(e->c, name, writes, &e->fid, eof);
-
-	if (!writes && (NT_STATUS_EQUAL(st, NT_STATUS_OBJECT_NAME_NOT_FOUND) ||
-			(NT_STATUS_IS_OK(st) && *eof < o->size))) {
-		if (NT_STATUS_IS_OK(st)) {
-			smb2_conn_close_file(e->c, &e->fid);
-		}
-		st = smb2_conn_create(e->c, name, true, &e->fid, eof);
-	}
-	if (!NT_STATUS_IS_OK(st)) {
-		fail(e, talloc_asprintf(e->job->mem, "open %s: %s", name,
-					e->c->err != NULL ? e->c->err :
-					nt_errstr(st)));
-		return false;
-	}
-	return true;
-}
-
-/* Connect, open, lay out: everything before the start line. */
-static bool prepare(struct engine *e, uint64_t *size)
-{
-	const struct job_opts *o = e->job->o;
-	struct smb2_conn **conns = NULL;
-	char **where = NULL;
-	uint64_t eof = 0;
-	char *err = NULL;
-
-	e->c = smb2_conn_open(e, e->job->smb, &err);
-	if (e->c != NULL) {
-		conns = channels_open(e, e->c, e->job->smb, &where, &err);
-	}
-	if (conns == NULL) {
-		fail(e, talloc_steal(e->job->mem, err));
-		return false;
-	}
-	if (!check_sizes(e) || !engine_alloc(e, conns, where) ||
-	    !open_file(e, &eof)) {
-		if (e->err == NULL) {
-			fail(e, talloc_strdup(e->job->mem, "out of memory"));
-		}
-		return false;
-	}
-	*size = o->size != 0 ? o->size : eof;
-	if (*size == 0) {
-		fail(e, talloc_asprintf(e->job->mem, "%s is empty: give --size",
-					e->job->filename));
-		return false;
-	}
-	if (job_reads(o) && eof < *size) {
-		workload_init(&e->w, o, *size, true);
-		run_phase(e);
-	}
-	return e->err == NULL;
-}
-
-static double tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
-static void measure(struct engine *e, uint64_t size)
-{
-	const struct job_opts *o = e->job->o;
-	struct rusage r0, r1;
-	uint64_t t0;
-
-	workload_init(&e->w, o, size, false);
-	e->measuring = true;
-	e->discard = !e->job->smb->read_copy && !o->verify &&
-		     !e->c->sign && e->c->cipher == 0 && o->bs >= BIG_FRAME;
-	getrusage(RUSAGE_THREAD, &r0);
-	t0 = now_ns();
-	e->t_end = o->runtime > 0 ? t0 + (uint64_t)(o->runtime * 1e9) : 0;
-	atomic_store(&e->job->started, true);
-	run_phase(e);
-	e->job->runtime_ns = now_ns() - t0;
-	getrusage(RUSAGE_THREAD, &r1);
-	e->job->usr_s = tv_s(r1.ru_utime) - tv_s(r0.ru_utime);
-	e->job->sys_s = tv_s(r1.ru_stime) - tv_s(r0.ru_stime);
-}
-
-/*
- * fio's do_verify: a job that only writes, with --verify=pattern, reads
- * back what it wrote after the measured phase (not measured).  A time
- * based job may leave blocks of its last pass unwritten: not read back.
- */
-static void read_back(struct engine *e, uint64_t size)
-{
-	const struct job_opts *o = e->job->o;
-	struct job_opts rd = *o;
-
-	if (!o->verify || job_reads(o) || o->time_based || e->err != NULL ||
-	    *e->stop) {
-		return;
-	}
-	rd.rw = RW_READ;
-	workload_init(&e->w, &rd, size, false);
-	e->measuring = false;
-	e->discard = false;
-	e->t_end = 0;
-	run_phase(e);
-}
-
-static void close_all(struct engine *e)
-{
-	unsigned i;
-
-	if (e->c != NULL && e->c->fd >= 0) {
-		close(e->c->fd);
-		e->c->fd = -1;
-	}
-	for (i = 0; i < e->nchans; i++) {
-		if (e->chans[i].c->fd >= 0) {
-			close(e->chans[i].c->fd);
-			e->chans[i].c->fd = -1;
-		}
-	}
-}
-
-void engine_run(struct job *job, engine_wait_fn wait, void *private_data,
-		const _Atomic bool *stop)
-{
-	struct engine *e = NULL;
-	bool ready = false;
-	uint64_t size = 0;
-
-	if (RW_IS_META(job->o->rw)) {
-		meta_run(job, wait, private_data, stop);
-		return;
-	}
-	e = talloc_zero(job->mem, struct engine);
-	e->job = job;
-	e->stop = stop;
-	ready = prepare(e, &size);
-	wait(private_data);
-	if (ready) {
-		measure(e, size);
-		read_back(e, size);
-	}
-	if (e->have_ring) {
-		quiesce(e);
-	}
-	if (e->c != NULL && e->c->fd >= 0 && e->err == NULL) {
-		smb2_conn_close_file(e->c, &e->fid);
-		smb2_conn_logoff(e->c);
-	}
-	if (e->have_ring) {
-		io_uring_queue_exit(&e->ring);
-	}
-	close_all(e);
-	job->err = e->err;
-	atomic_store(&job->finished, true);
-	talloc_free(e);
 }

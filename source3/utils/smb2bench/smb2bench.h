@@ -8,6 +8,7 @@
  *              signing and encryption of every message (lib/crypto)
  *   engine.c   one job: iodepth READ/WRITE requests in flight on its
  *              connection through its own io_uring, within the credits
+ *   engine_job.c  that job's setup, layout, timing, read-back, teardown
  *   pattern.c  the --verify=pattern data, a function of the file offset
  *   stats.c    latency histograms and percentiles
  *   report.c   fio's JSON layout and the normal text summary
