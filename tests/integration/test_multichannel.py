@@ -318,9 +318,24 @@ def test_close_waits_for_command_on_other_channel(srv):
     """A command running on one channel may use the session's opens: a
     CLOSE on another channel waits until it is done (RELIABILITY.md item
     41).  The running command here is a re-authentication leg held back
-    by the failed-logon throttle (logon backoff, after 7 failures)."""
+    by the failed-logon throttle (logon backoff, after 7 failures).
+
+    The throttle spaces logon legs from one address 500 ms apart after 7
+    failures; a leg that comes after the last slot ran at once.  So c
+    takes a slot first, and a's leg, read after it, waits >= 500 ms
+    behind it however slowly this machine ran the failures."""
     import time
     import spnego
+
+    def first_leg(ch, password):
+        ctx = spnego.client(ALICE, password, hostname="127.0.0.1",
+                            service="cifs", protocol="ntlm",
+                            options=spnego.NegotiateOptions.session_key)
+        pdu = ch.pdu("SESSION_SETUP", R.session_setup_body(
+            R.spnego_init(ctx.step())))
+        ch.send(R.nbt(sign(ch.key, pdu) if ch.key else pdu))
+        return ctx
+
     with Channel(srv.port) as a, Channel(srv.port) as b, \
             Channel(srv.port) as c:
         a.login()
@@ -329,11 +344,10 @@ def test_close_waits_for_command_on_other_channel(srv):
         for _ in range(7):       # the 7th logon's legs wait already
             r, _ = c.auth(ALICE, password="wrong")
             c.expect(r, "STATUS_LOGON_FAILURE")
-        ctx = spnego.client(ALICE, USERS[ALICE], hostname="127.0.0.1",
-                            service="cifs", protocol="ntlm",
-                            options=spnego.NegotiateOptions.session_key)
-        a.send(R.nbt(sign(a.key, a.pdu("SESSION_SETUP", R.session_setup_body(
-            R.spnego_init(ctx.step()))))))
+        first_leg(c, "wrong")     # takes the next slot
+        time.sleep(0.2)           # so that the server reads c's leg first
+        ctx = first_leg(a, USERS[ALICE])
+        time.sleep(0.05)          # and a's leg before b's CLOSE
         t0 = time.monotonic()
         b.send(R.nbt(sign(b.key, b.pdu("CLOSE", R.body_for(
             "CLOSE", file_id=fid)))))
