@@ -18,6 +18,7 @@
 #include "lib/uring/uring.h"
 #include "lib/util/debug.h"
 #include "lib/util/nttime.h"
+#include "lib/util/sd_notify.h"
 #include "source3/smbd/session/budget.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/session/logon_throttle.h"
@@ -134,10 +135,8 @@ static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
 	server->shutting_down = true;
 }
 
-static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
-			 int signum, int count, void *siginfo, void *private)
+static void smbd_reload(struct smbd_server *server)
 {
-	struct smbd_server *server = private;
 	struct loadparm *lp = NULL;
 
 	/* the log file may be created anew: with root's group */
@@ -168,6 +167,18 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	 */
 	smbd_sidmap_load(server);
 	DBG_NOTICE("SIGHUP: configuration reloaded\n");
+}
+
+static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
+			 int signum, int count, void *siginfo, void *private)
+{
+	struct smbd_server *server = private;
+
+	/* as root: the notify socket may be root's alone */
+	unix_token_unbecome_full();
+	sd_notify_reloading();
+	smbd_reload(server);
+	sd_notify_state("READY=1\nSTATUS=ready");
 }
 
 /* Samba's 'deadtime': idle connections with nothing open are closed. */

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
+#include "lib/util/sd_notify.h"
 #include "source3/smbd/smbd.h"
 #include "source3/smbd/server/server.h"
 
@@ -376,6 +377,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!o.foreground) {
+		/*
+		 * A daemon's child is not the main process a service
+		 * manager started, which drops its messages: send none
+		 * (sd_notify.h).  Before any thread starts.
+		 */
+		(void)unsetenv("NOTIFY_SOCKET");
 		ready_fd = daemonize(!o.no_process_group,
 				     smbd_log_path(server));
 		if (ready_fd == -1) {
@@ -395,7 +402,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	daemon_ready(ready_fd, true);
+	/* systemd's Type=notify (docs/service.md): the listeners accept */
+	sd_notify_state("READY=1\nSTATUS=ready");
 	ret = smbd_server_run(server);
+	sd_notify_state("STOPPING=1\nSTATUS=stopped");
 	pidfile_release(&pf);
 	talloc_free(top);
 	return ret;
