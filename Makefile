@@ -67,8 +67,9 @@ bench: build
 bench-smb2bench: build
 	@tests/bench/run.sh smb2bench $(BENCH_ARGS)
 
+# DESTDIR=/tmp/stage installs below it (docs/service.md, "make install")
 install: build
-	@$(WAF) install
+	@$(WAF) install --destdir="$(DESTDIR)"
 
 clean:
 	@$(WAF) clean 2>/dev/null || true

@@ -15,6 +15,8 @@ SUBDIRS = [
     'source3/smbd',
     'source3/utils', 'source3/utils/smb2bench',
     'tests/unit', 'tests/fuzz',
+    # installed files besides the programs (docs/service.md)
+    'packaging', 'docs/man',
 ]
 
 PKGS = [
@@ -49,6 +51,9 @@ def options(opt):
                    help='build libFuzzer harnesses (needs clang)')
     opt.add_option('--debug-build', action='store_true', default=False,
                    help='-O0 -g3')
+    opt.add_option('--systemd-unit-dir', default='/usr/local/lib/systemd/system',
+                   help='also install ringsmb.service here, where systemd '
+                   'finds it ("" for nowhere) [default: %default]')
 
 
 def configure(conf):
@@ -96,6 +101,7 @@ def configure(conf):
     if conf.env.FUZZ:
         conf.env.append_value('CFLAGS', ['-fsanitize=fuzzer-no-link'])
     conf.env.VERSION = VERSION
+    conf.env.SYSTEMD_UNIT_DIR = conf.options.systemd_unit_dir
     conf.define('RINGSMB_VERSION', VERSION)
     conf.env.append_value('DEFINES', ['RINGSMB_PREFIX="%s"' % conf.env.PREFIX])
     conf.write_config_header('config.h')
@@ -104,8 +110,6 @@ def configure(conf):
 def build(bld):
     bld.recurse(_subdirs(bld))
     # Samba-style layout under PREFIX: sbin/ bin/ etc/ private/ var/
-    bld.install_files('${PREFIX}/etc', ['packaging/smb.conf.example'])
-    bld.install_files('${PREFIX}/share/ringsmb',
-                      ['packaging/smbd.service', 'README.md'])
+    # (packaging/wscript), lib/systemd/system/, share/man/ (docs/man)
     bld.install_files('${PREFIX}/share/doc/ringsmb',
-                      bld.path.ant_glob('docs/*.md'))
+                      ['README.md'] + bld.path.ant_glob('docs/*.md'))

@@ -8,7 +8,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 DEBS="build-essential pkg-config python3 python3-venv
 liburing-dev libtalloc-dev libtevent-dev libgnutls28-dev nettle-dev
 libtasn1-6-dev libcmocka-dev clang libclang-rt-14-dev llvm
-smbclient samba-testsuite samba samba-vfs-modules procps iproute2 acl"
+smbclient samba-testsuite samba samba-vfs-modules procps iproute2 acl
+systemd man-db groff-base"
 
 missing=""
 for p in $DEBS; do

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "lib/param/param.h"
+/* --parameter-list walks the table itself (the man page is made from it) */
+#include "lib/param/param_private.h"
 
 struct testparm_options {
 	bool suppress_prompt;
 	bool verbose;
+	bool parameter_list;
 	const char *config_file;        /* NULL: the default path */
 };
 
@@ -21,6 +24,10 @@ static void usage(FILE *f)
 		"the dump\n"
 		"  -v, --verbose           also show parameters with their "
 		"default value\n"
+		"      --parameter-list    every parameter, tab-separated: name, "
+		"scope,\n"
+		"                          default, synonyms, inverted "
+		"synonyms, type\n"
 		"  -h, --help              this help\n"
 		"Without CONFIGFILE: %s\n", lp_default_config_file());
 }
@@ -30,6 +37,7 @@ static int parse_args(int argc, char **argv, struct testparm_options *o)
 	static const struct option longopts[] = {
 		{ "suppress-prompt", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "parameter-list", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -42,6 +50,9 @@ static int parse_args(int argc, char **argv, struct testparm_options *o)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'P':
+			o->parameter_list = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -78,6 +89,40 @@ static void dump(const struct loadparm *lp, const struct testparm_options *o)
 	}
 	fprintf(stderr, "\n");
 	lp_dump(stdout, lp, o->verbose);
+}
+
+static void print_names(const char *const *names)
+{
+	size_t i;
+
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		printf("%s%s", i > 0 ? ", " : "", names[i]);
+	}
+}
+
+/*
+ * The table as data, one line a parameter, for docs/man/mkconfman.py
+ * (smb.conf(5)) and the test that docs/smb.conf.md names every one.
+ * A NULL default is computed at run time.
+ */
+static int parameter_list(TALLOC_CTX *mem_ctx)
+{
+	size_t i;
+
+	for (i = 0; i < lp_num_params; i++) {
+		const struct lp_param *p = &lp_params[i];
+		char *type = lp_value_expected(mem_ctx, p);
+
+		printf("%s\t%s\t%s\t", p->name,
+		       p->scope & LP_SCOPE_SHARE ? "share" : "global",
+		       p->def != NULL ? p->def : "(computed)");
+		print_names(p->synonyms);
+		printf("\t");
+		print_names(p->inverted);
+		printf("\t%s\n", type != NULL ? type : "");
+		TALLOC_FREE(type);
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 /* No file argument and nothing at the default path: what smbd would use */
@@ -134,7 +179,8 @@ int main(int argc, char **argv)
 	if (mem_ctx == NULL) {
 		return 1;
 	}
-	ret = testparm(mem_ctx, &o);
+	ret = o.parameter_list ? parameter_list(mem_ctx) :
+		testparm(mem_ctx, &o);
 	talloc_free(mem_ctx);
 	return ret;
 }
