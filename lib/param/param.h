@@ -154,9 +154,11 @@ struct lp_global {
 	bool bind_interfaces_only;
 	uint16_t server_min_protocol;   /* LP_DIALECT_* */
 	uint16_t server_max_protocol;
-	int log_level;
-	const char *log_file;           /* "" = standard error */
-	int max_log_size;               /* KiB; accepted, not enforced yet */
+	int log_level;                  /* the `all` level */
+	const char *log_levels;         /* the whole value: "1 auth_audit:3" */
+	const char *log_file;           /* "" = standard error; %m %I %U */
+	int max_log_size;               /* KiB: rotate to .old; 0 = never */
+	const char *logging;            /* "file syslog@1 systemd" */
 	enum lp_map_to_guest map_to_guest;
 	const char *netbios_name;       /* upper case, <= 15 characters */
 	const char *workgroup;

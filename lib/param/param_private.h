@@ -18,7 +18,9 @@ enum lp_type {
 	LP_ENUM,        /* int, one of enums[] */
 	LP_PORTS,       /* uint16_t * + size_t count at count_offset */
 	LP_PROTOCOL,    /* uint16_t dialect */
-	LP_LOGLEVEL,    /* int: the first number of "N class:N ..." */
+	LP_LOGLEVEL,    /* int: the first number of "N class:N ...";
+			 * the whole value at text_offset */
+	LP_LOGGING,     /* const char *: "file syslog@1 systemd" */
 	LP_OCTAL,       /* int, an octal mode 0..07777 ("0744") */
 };
 
@@ -40,6 +42,7 @@ struct lp_param {
 	size_t offset;          /* share offset if LP_SCOPE_SHARE is set */
 	size_t goffset;         /* both scopes: the copy in struct lp_global */
 	size_t count_offset;    /* LP_PORTS */
+	size_t text_offset;     /* LP_LOGLEVEL */
 	const char *def;        /* default, as written in smb.conf;
 				 * NULL: computed (netbios name) */
 	const char *const *synonyms;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include "lib/param/param_private.h"
+#include "lib/util/debug.h"
 
 #define FIELD(base, ofs, type) ((type *)((char *)(base) + (ofs)))
 #define CFIELD(base, ofs, type) \
@@ -460,33 +461,71 @@ static char *protocol_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
 			     "SMB3_00, SMB3_02, SMB3_11");
 }
 
-/* ---- log level: "3 auth:5 passdb:10"; only the first number is used */
-
+/*
+ * log level: "3 auth:5 passdb:10", Samba's syntax (lib/util/debug.c
+ * parses it).  The first number is also kept as an int.  An unknown
+ * class is a warning, as Samba only logs it; the rest applies.
+ */
 static bool loglevel_parse(const struct lp_parse_args *a)
 {
-	const char **l = lp_list_parse(a->owner, a->value);
-	int level = 1;
-	size_t i;
-	bool ok = l != NULL;
+	int levels[DBGC_COUNT];
+	char unknown[64];
+	char *text = NULL;
 
-	for (i = 0; ok && l[i] != NULL; i++) {
-		if (i == 0 && strchr(l[i], ':') == NULL) {
-			ok = lp_parse_int_range(l[i], 0, 100, &level);
-		} else {
-			ok = strchr(l[i], ':') != NULL;
-		}
+	if (!debug_parse_levels(a->value, levels, unknown,
+				sizeof(unknown))) {
+		return false;
 	}
-	talloc_free(l);
-	if (ok) {
-		*FIELD(a->base, a->p->offset, int) = level;
+	text = talloc_strdup(a->owner, a->value);
+	if (text == NULL) {
+		return false;
 	}
-	return ok;
+	if (unknown[0] != '\0') {
+		*a->warning = talloc_asprintf(a->owner, "unknown debug class "
+					      "or malformed item \"%s\" "
+					      "(ignored)", unknown);
+	}
+	*FIELD(a->base, a->p->offset, int) = levels[DBGC_ALL];
+	*FIELD(a->base, a->p->text_offset, const char *) = text;
+	return true;
+}
+
+static char *loglevel_format(TALLOC_CTX *mem_ctx, const struct lp_param *p,
+			     const void *base)
+{
+	const char *s = *CFIELD(base, p->text_offset, const char *);
+
+	return talloc_strdup(mem_ctx, s != NULL ? s : "");
 }
 
 static char *loglevel_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
 {
-	return talloc_strdup(mem_ctx, "a level from 0 to 100, then optional "
-			     "CLASS:LEVEL items");
+	return talloc_asprintf(mem_ctx, "a level from 0 to %d, then "
+			       "CLASS:LEVEL items", DEBUG_MAX_LEVEL);
+}
+
+/* ---- logging: "file syslog@1 systemd", Samba's backends ---- */
+
+static bool logging_parse(const struct lp_parse_args *a)
+{
+	char bad[64];
+	char *s = NULL;
+
+	if (!debug_parse_logging(a->value, bad, sizeof(bad))) {
+		return false;
+	}
+	s = talloc_strdup(a->owner, a->value);
+	if (s == NULL) {
+		return false;
+	}
+	*FIELD(a->base, a->p->offset, const char *) = s;
+	return true;
+}
+
+static char *logging_expected(TALLOC_CTX *mem_ctx, const struct lp_param *p)
+{
+	return talloc_strdup(mem_ctx, "backends from file, syslog and "
+			     "systemd, each optionally @LEVEL");
 }
 
 static const struct lp_codec lp_codecs[] = {
@@ -498,7 +537,8 @@ static const struct lp_codec lp_codecs[] = {
 	[LP_ENUM] = { enum_parse, enum_format, enum_expected },
 	[LP_PORTS] = { ports_parse, ports_format, ports_expected },
 	[LP_PROTOCOL] = { protocol_parse, protocol_format, protocol_expected },
-	[LP_LOGLEVEL] = { loglevel_parse, int_format, loglevel_expected },
+	[LP_LOGLEVEL] = { loglevel_parse, loglevel_format, loglevel_expected },
+	[LP_LOGGING] = { logging_parse, string_format, logging_expected },
 };
 
 bool lp_value_parse(TALLOC_CTX *owner, const struct lp_param *p,

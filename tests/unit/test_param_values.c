@@ -390,6 +390,54 @@ static void test_default__cmdline_options(void **state)
 	TALLOC_FREE(diags);
 }
 
+/* log level keeps its classes; an unknown class warns where it is */
+static void test_logging__log_level_classes(void **state)
+{
+	struct loaded l = load(*state, "log level = 0 auth_audit:3\n"
+			       "log level = 2 winbind:5 passdb:4\n");
+
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(l.lp->g.log_level, 2);
+	assert_string_equal(l.lp->g.log_levels, "2 winbind:5 passdb:4");
+	assert_int_equal(count_diags(l.diags), 1);
+	assert_non_null(find_diag(l.diags, LP_DIAG_WARNING,
+				  "t.conf:2: parameter \"log level\": "
+				  "unknown debug class or malformed item "
+				  "\"winbind:5\""));
+	unload(&l);
+	l = load(*state, "log level = loud\n");
+	assert_int_equal(l.ret, -1);
+	assert_non_null(find_diag(l.diags, LP_DIAG_ERROR,
+				  "t.conf:1: invalid value \"loud\" for "
+				  "parameter \"log level\""));
+	unload(&l);
+}
+
+/* logging takes Samba's backends; anything else stops the load */
+static void test_logging__backends(void **state)
+{
+	struct loaded l = load(*state, "logging = syslog@1 file\n"
+			       "max log size = 0\n");
+
+	assert_int_equal(l.ret, 0);
+	assert_null(l.diags);
+	assert_string_equal(l.lp->g.logging, "syslog@1 file");
+	assert_int_equal(l.lp->g.max_log_size, 0);
+	unload(&l);
+	l = load(*state, "\nlogging = file lttng\n");
+	assert_int_equal(l.ret, -1);
+	assert_non_null(find_diag(l.diags, LP_DIAG_ERROR,
+				  "t.conf:2: invalid value \"file lttng\" "
+				  "for parameter \"logging\": expected "
+				  "backends from file, syslog and systemd"));
+	unload(&l);
+	l = load(*state, "");
+	assert_string_equal(l.lp->g.logging, "");
+	assert_string_equal(l.lp->g.log_levels, "1");
+	assert_int_equal(l.lp->g.max_log_size, 5000);
+	unload(&l);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -413,6 +461,8 @@ int main(void)
 		T(test_share__find_case_insensitive),
 		T(test_default__embedded),
 		T(test_default__cmdline_options),
+		T(test_logging__log_level_classes),
+		T(test_logging__backends),
 	};
 
 	int ret;
