@@ -7,7 +7,7 @@ ASAN_WAF = WAFLOCK=.lock-waf_asan CC=clang buildtools/bin/waf
 TSAN_WAF = WAFLOCK=.lock-waf_tsan CC=clang buildtools/bin/waf
 
 .PHONY: all deps build asan tsan tsan-build run test unit integration fuzz \
-	compat bench bench-smb2bench install clean distclean
+	compat bench bench-smb2bench install deb clean distclean
 
 all: build
 
@@ -71,10 +71,15 @@ bench-smb2bench: build
 install: build
 	@$(WAF) install --destdir="$(DESTDIR)"
 
+# a Debian package, built and checked in build-deb/ (docs/service.md,
+# "The Debian package")
+deb: deps
+	@packaging/deb/build-deb.sh
+
 clean:
 	@$(WAF) clean 2>/dev/null || true
 	@$(ASAN_WAF) clean 2>/dev/null || true
 	@$(TSAN_WAF) clean 2>/dev/null || true
 
 distclean:
-	rm -rf build build-asan build-tsan bin .venv .lock-waf*
+	rm -rf build build-asan build-tsan build-deb bin .venv .lock-waf*
