@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <talloc.h>
+#include <sys/socket.h>
 
 /*
  * Install prefix (Samba's /usr/local/samba); the build may override it
@@ -181,6 +182,7 @@ struct lp_global {
 	const char *pid_directory;
 	const char *private_dir;
 	const char *lock_directory;
+	const char *metrics_listen;     /* "" or ADDR:PORT (metrics.c) */
 	const char *smb_passwd_file;
 	int algorithmic_rid_base;
 	int server_signing;             /* enum lp_smb_setting */
@@ -296,6 +298,13 @@ struct lp_iface {
 	bool caps_set;
 	uint32_t if_index;      /* 0: not given */
 };
+
+/*
+ * "ADDR:PORT" or "[V6ADDR]:PORT", numeric only ('metrics listen'):
+ * false for anything else.
+ */
+bool lp_parse_listen_addr(const char *v, struct sockaddr_storage *ss,
+			  socklen_t *len);
 
 /*
  * Parse one entry.  Returns NULL when it is usable; otherwise a message

@@ -387,7 +387,15 @@ static void check_interfaces(const struct lp_entry *e, struct lp_diags *d)
 void lp_check_value(const struct lp_param *p, const struct lp_entry *e,
 		    struct lp_diags *d)
 {
-	if (strcmp(p->name, "interfaces") == 0) {
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (strcmp(p->name, "metrics listen") == 0 && e->value[0] != '\0' &&
+	    !lp_parse_listen_addr(e->value, &ss, &len)) {
+		lp_diag_add(d, LP_DIAG_ERROR, e->file, e->line,
+			    "parameter \"%s\": \"%s\" is not ADDRESS:PORT "
+			    "(e.g. 127.0.0.1:9922)", e->key, e->value);
+	} else if (strcmp(p->name, "interfaces") == 0) {
 		check_interfaces(e, d);
 	} else if (strcmp(p->name, "hosts allow") == 0) {
 		check_host_list(e, false, d);

@@ -15,6 +15,48 @@
 #include <sys/socket.h>
 #include "lib/param/param.h"
 
+static bool iface_number(const char *s, uint64_t max, uint64_t *out);
+
+bool lp_parse_listen_addr(const char *v, struct sockaddr_storage *ss,
+			  socklen_t *len)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	const char *colon = strrchr(v, ':');
+	char host[INET6_ADDRSTRLEN + 2];
+	size_t hlen;
+	uint64_t port = 0;
+
+	if (colon == NULL || !iface_number(colon + 1, 65535, &port) ||
+	    port == 0) {
+		return false;
+	}
+	hlen = (size_t)(colon - v);
+	if (hlen >= 2 && v[0] == '[' && v[hlen - 1] == ']') {
+		v++;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof(host)) {
+		return false;
+	}
+	memcpy(host, v, hlen);
+	host[hlen] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		*len = sizeof(*in);
+		return true;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		return true;
+	}
+	return false;
+}
+
 /* A decimal number, all of s, no sign; false otherwise. */
 static bool iface_number(const char *s, uint64_t max, uint64_t *out)
 {

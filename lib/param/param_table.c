@@ -172,6 +172,8 @@ const struct lp_param lp_params[] = {
 	  .synonyms = NAMES("private directory") },
 	{ "lock directory", LP_STRING, G(lock_directory),
 	  .def = LP_DEFAULT_LOCK_DIR, .synonyms = NAMES("lock dir") },
+	/* the Prometheus endpoint (docs/admin.md); "": none */
+	{ "metrics listen", LP_STRING, G(metrics_listen), .def = "" },
 	{ "smb passwd file", LP_STRING, G(smb_passwd_file),
 	  .def = LP_DEFAULT_SMB_PASSWD },
 	/* users' RIDs without an entry in the SID file (docs/accounts.md) */

@@ -101,7 +101,7 @@ static void uring_enqueue(struct uring *r, struct uring_op *op)
 	r->queue_tail = op;
 	op->queued = true;
 	op->grp->n_queued++;
-	r->stats.queued++;
+	URING_STAT_ADD(r, queued, 1);
 	if (!pthread_equal(r->owner, pthread_self())) {
 		uring_kick(r);          /* wakes the owner (uring_ev_set_gate) */
 	}
@@ -135,7 +135,7 @@ void uring_unqueue(struct uring *r, struct uring_op *op)
 	op->prev = op->next = NULL;
 	op->queued = false;
 	op->grp->n_queued--;
-	r->stats.queued--;
+	URING_STAT_SUB(r, queued, 1);
 }
 
 static void uring_stage_op(struct uring *r, struct uring_op *op)
@@ -148,7 +148,7 @@ static void uring_stage_op(struct uring *r, struct uring_op *op)
 	io_uring_sqe_set_data(sqe, op);
 	op->staged = true;
 	op->grp->in_kernel++;
-	r->stats.inflight++;
+	URING_STAT_ADD(r, inflight, 1);
 }
 
 /* Moves whole units (linked chains) from the queue into the SQ. */
@@ -182,14 +182,14 @@ static void uring_submit(struct uring *r, bool leave_open)
 	}
 	do {
 		ret = io_uring_submit(&r->ring);
-		r->stats.enter_calls++;
+		URING_STAT_ADD(r, enter_calls, 1);
 	} while (ret == -EINTR);
 	if (r->gate_enter != NULL && !leave_open) {
 		r->gate_enter(r->gate_private);
 	}
 	r->submitted_this_pass = true;
 	if (ret >= 0) {
-		r->stats.sqes_submitted += (uint64_t)ret;
+		URING_STAT_ADD(r, sqes_submitted, (uint64_t)ret);
 		return;
 	}
 	/* SQEs stay in the SQ; the next loop iteration tries again */
@@ -242,7 +242,7 @@ static void uring_trace(enum tevent_trace_point tp, void *private_data)
 		uring_flush(r, true);
 		break;
 	case TEVENT_TRACE_AFTER_LOOP_ONCE:
-		r->stats.loop_iterations++;
+		URING_STAT_ADD(r, loop_iterations, 1);
 		uring_flush(r, false);
 		break;
 	default:
@@ -268,7 +268,7 @@ static void uring_dispatch(struct uring *r, struct io_uring_cqe **cqes,
 		batch[i] = *cqes[i];
 	}
 	io_uring_cq_advance(&r->ring, n);
-	r->stats.cqes_reaped += n;
+	URING_STAT_ADD(r, cqes_reaped, n);
 	for (i = 0; i < n; i++) {
 		if (batch[i].user_data != 0) {
 			uring_op_cqe((struct uring_op *)(uintptr_t)
@@ -333,11 +333,11 @@ static void uring_exit_reap(struct uring *r, struct io_uring_cqe *cqe)
 {
 	struct uring_op *op = (struct uring_op *)(uintptr_t)cqe->user_data;
 
-	r->stats.cqes_reaped++;
+	URING_STAT_ADD(r, cqes_reaped, 1);
 	if (op != NULL && (cqe->flags & IORING_CQE_F_MORE) == 0) {
 		op->finished = true;
 		op->grp->in_kernel--;
-		r->stats.inflight--;
+		URING_STAT_SUB(r, inflight, 1);
 	}
 	io_uring_cqe_seen(&r->ring, cqe);
 }
@@ -360,7 +360,7 @@ static void uring_exit_drain(struct uring *r)
 		struct io_uring_cqe *cqe = NULL;
 		int ret = io_uring_wait_cqe_timeout(&r->ring, &cqe, &ts);
 
-		r->stats.enter_calls++;
+		URING_STAT_ADD(r, enter_calls, 1);
 		if (ret == -ETIME) {
 			timeouts++;
 		} else if (ret == 0) {
@@ -593,5 +593,14 @@ bool uring_is_owner(const struct uring *ring)
 
 void uring_get_stats(struct uring *ring, struct uring_stats *st)
 {
-	*st = ring->stats;
+	const struct uring_stats *s = &ring->stats;
+
+	st->enter_calls = __atomic_load_n(&s->enter_calls, __ATOMIC_RELAXED);
+	st->loop_iterations = __atomic_load_n(&s->loop_iterations,
+					      __ATOMIC_RELAXED);
+	st->sqes_submitted = __atomic_load_n(&s->sqes_submitted,
+					     __ATOMIC_RELAXED);
+	st->cqes_reaped = __atomic_load_n(&s->cqes_reaped, __ATOMIC_RELAXED);
+	st->inflight = __atomic_load_n(&s->inflight, __ATOMIC_RELAXED);
+	st->queued = __atomic_load_n(&s->queued, __ATOMIC_RELAXED);
 }

@@ -43,6 +43,8 @@ struct uring_grp {
 	unsigned unfinished;            /* real ops without their last CQE */
 	unsigned in_kernel;             /* staged ops (real+cancel) not done */
 	unsigned n_queued;              /* ops waiting in ring->queue */
+	/* the client being served when it started: its log file (debug.h) */
+	struct debug_ident *log_ident;
 	struct uring_op ops[];
 };
 
@@ -74,6 +76,15 @@ struct uring {
 	void (*gate_enter)(void *private_data);
 	void *gate_private;
 };
+
+/*
+ * The counters (struct uring_stats): written by the ring's thread only,
+ * read by any (the metrics endpoint), hence relaxed atomics.
+ */
+#define URING_STAT_ADD(r, field, n) \
+	__atomic_fetch_add(&(r)->stats.field, (n), __ATOMIC_RELAXED)
+#define URING_STAT_SUB(r, field, n) \
+	__atomic_fetch_sub(&(r)->stats.field, (n), __ATOMIC_RELAXED)
 
 /* uring_ev.c */
 void uring_queue_unit(struct uring *r, struct uring_op *first, unsigned n);

@@ -82,6 +82,7 @@ static int uring_grp_destructor(struct uring_grp *grp)
 			grp->req, struct uring_chain_state);
 		s->grp = NULL;
 	}
+	debug_ident_release(grp->log_ident);
 	return 0;
 }
 
@@ -97,6 +98,7 @@ static struct uring_grp *uring_grp_new(struct uring *r, size_t n)
 	talloc_set_name_const(grp, "struct uring_grp");
 	grp->ring = r;
 	grp->n = grp->unfinished = n;
+	grp->log_ident = debug_ident_capture();
 	for (i = 0; i < n; i++) {
 		grp->ops[i].grp = grp;
 	}
@@ -224,6 +226,16 @@ static void uring_grp_progress(struct uring_grp *grp, bool real_op)
 	}
 }
 
+static void uring_grp_progress_logged(struct uring_grp *grp, bool real)
+{
+	struct debug_scope scope;
+
+	/* the completion logs as the client it was started for */
+	debug_ident_enter(grp->log_ident, &scope);
+	uring_grp_progress(grp, real);
+	debug_scope_leave(&scope);
+}
+
 void uring_op_cqe(struct uring_op *op, int32_t res, uint32_t flags)
 {
 	struct uring_grp *grp = op->grp;
@@ -237,14 +249,14 @@ void uring_op_cqe(struct uring_op *op, int32_t res, uint32_t flags)
 	op->finished = true;
 	op->staged = false;
 	grp->in_kernel--;
-	grp->ring->stats.inflight--;
+	URING_STAT_SUB(grp->ring, inflight, 1);
 	if (!op->is_cancel) {
 		grp->unfinished--;
 	}
 	if (op->is_cancel && grp->unfinished > 0) {
 		return;
 	}
-	uring_grp_progress(grp, !op->is_cancel);
+	uring_grp_progress_logged(grp, !op->is_cancel);
 }
 
 /* ---- requests ---- */

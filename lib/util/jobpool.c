@@ -36,6 +36,7 @@ struct jobpool {
 	pthread_cond_t cond;
 	struct jobpool_job *todo;               /* FIFO */
 	struct jobpool_job *todo_tail;
+	unsigned num_todo;                      /* waiting for a thread */
 	struct jobpool_job *done;
 	bool stop;
 	pthread_t *threads;
@@ -72,6 +73,7 @@ static void todo_push(struct jobpool *pool, struct jobpool_job *job)
 		pool->todo = job;
 	}
 	pool->todo_tail = job;
+	pool->num_todo++;
 }
 
 static void todo_remove(struct jobpool *pool, struct jobpool_job *job)
@@ -80,6 +82,17 @@ static void todo_remove(struct jobpool *pool, struct jobpool_job *job)
 		pool->todo_tail = job->prev;
 	}
 	DLIST_REMOVE_SIMPLE(pool->todo, job);
+	pool->num_todo--;
+}
+
+unsigned jobpool_queued(struct jobpool *pool)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&pool->mutex);
+	n = pool->num_todo;
+	pthread_mutex_unlock(&pool->mutex);
+	return n;
 }
 
 /* A thread: take the oldest job, run it unlocked, hand it to the loop. */

@@ -33,6 +33,8 @@ struct jobpool *jobpool_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			       unsigned nthreads);
 
 unsigned jobpool_threads(const struct jobpool *pool);
+/* Jobs waiting for a thread now (the metrics endpoint). */
+unsigned jobpool_queued(struct jobpool *pool);
 
 /*
  * Runs fn(arg) on a pool thread; arg (a talloc object) is stolen by the

@@ -49,6 +49,8 @@ struct smbd_named_pipe;
 struct smbd_csn_ref;
 struct smbd_open_replay;
 struct smbd_replay_pending;
+struct smbd_control;
+struct smbd_metrics;
 
 /*
  * File descriptors one connection may hold (tree connects + opens): at
@@ -89,6 +91,30 @@ struct smbd_csn {
 
 #define SMBD_LOCK_SEQ_MAX 64
 #define SMBD_LOCK_SEQ_INVALID 0xFF
+
+/*
+ * Counters for smbstatus and the metrics endpoint (server/metrics.c).
+ * Updated and read under the server lock (every worker holds it while it
+ * runs), so plain integers; they only grow.
+ */
+#define SMBD_STATS_LATENCY_BUCKETS 12   /* 100 us .. 10 s, then +Inf */
+
+struct smbd_stats {
+	uint64_t requests[SMB2_OP_COUNT];       /* answered, per command */
+	uint64_t failed[SMB2_OP_COUNT];         /* of them, with an error */
+	/* time from the request's start to its final response */
+	uint64_t latency[SMBD_STATS_LATENCY_BUCKETS + 1];
+	uint64_t latency_usec;                  /* their sum */
+	uint64_t bytes_read, bytes_written;     /* READ/WRITE payloads */
+	uint64_t bytes_in, bytes_out;           /* NBT frames, all clients */
+	uint64_t credits_granted;
+	uint64_t conns_accepted;
+	uint64_t logons, logons_failed;
+	uint64_t reads_spliced, sends_zerocopy;
+};
+
+/* Upper bounds of the latency buckets, in microseconds (pipeline) */
+extern const uint32_t smbd_stats_latency_usec[SMBD_STATS_LATENCY_BUCKETS];
 
 struct smbd_server {
 	/* worker 0's, the main thread's: listeners, signals, timers */
@@ -166,6 +192,10 @@ struct smbd_server {
 	struct smbd_lease *leases;
 	size_t num_dir_leases;          /* of them on directories */
 	bool shutting_down;
+	struct smbd_stats stats;
+	uint64_t next_conn_id;          /* smbstatus names connections */
+	struct smbd_control *control;   /* server/control.c, or NULL */
+	struct smbd_metrics *metrics;   /* server/metrics.c, or NULL */
 	bool heap_trimmed;              /* server.c idle_trim: since quiet */
 	/*
 	 * Threads for the AES passes (crypto_offload: 1 << enum
@@ -200,6 +230,10 @@ struct smbd_conn {
 	int fd;
 	char peer[64];                  /* "addr:port" for logs */
 	char addr[48];                  /* the address alone */
+	struct debug_client *log_client; /* %m %I %U of its log lines */
+	uint64_t id;                    /* for smbstatus, from 1 */
+	int64_t connected;              /* Unix time of the accept */
+	uint64_t bytes_in, bytes_out;   /* NBT frames, headers included */
 
 	uint16_t dialect;               /* 0 until NEGOTIATE succeeded */
 	uint16_t client_security_mode;
@@ -307,6 +341,7 @@ struct smbd_session {
 	struct smb2_keys *keys;         /* &crypto->keys, or NULL */
 	bool signing_required;
 	bool encrypt_data;              /* Session.EncryptData */
+	int64_t started;                /* Unix time of its first leg */
 	uint32_t next_tree_id;
 	struct smbd_tcon *tcons;
 	size_t num_tcons;
@@ -316,6 +351,7 @@ struct smbd_tcon {
 	struct smbd_tcon *prev, *next;
 	struct smbd_session *session;
 	uint32_t id;
+	int64_t connected;              /* Unix time */
 	const struct lp_share *share;
 	bool read_only;
 	bool encrypt_data;              /* TreeConnect.EncryptData */
@@ -370,6 +406,7 @@ struct smbd_open {
 	uint64_t volatile_id;
 	struct vfs_fh *fh;
 	char *name;                     /* share-relative, '/'-separated */
+	int64_t opened;                 /* Unix time */
 	bool is_dir;
 	uint32_t access_mask;
 	uint32_t share_access;

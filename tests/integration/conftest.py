@@ -346,9 +346,12 @@ class RingsmbServer(Server):
         if "private dir" not in self.extra_global:
             (self.tmp / "private").mkdir(exist_ok=True)
             g += "  private dir = %s\n" % (self.tmp / "private")
-        # and its own pid file (written in the foreground too)
+        # and its own pid file (written in the foreground too) and
+        # control socket (smbstatus, smbcontrol)
         if "pid directory" not in self.extra_global:
             g += "  pid directory = %s\n" % (self.tmp / "pid")
+        if "lock directory" not in self.extra_global:
+            g += "  lock directory = %s\n" % (self.tmp / "lock")
         # the bad-input catalogue fails hundreds of logons from 127.0.0.1
         # on purpose; test_users.py turns the back-off on where it tests it
         if "logon backoff" not in self.extra_global:

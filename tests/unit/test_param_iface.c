@@ -164,6 +164,41 @@ static void test_iface__list_and_diags(void **state)
 	unload(&l);
 }
 
+/* 'metrics listen': numeric ADDRESS:PORT only */
+static void test_listen_addr(void **state)
+{
+	static const char *const bad[] = {
+		"localhost:9922", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0",
+		"127.0.0.1:65536", "127.0.0.1:+80", ":9922", "[::1]", "::1:99x",
+		"[127.0.0.1:80", "1.2.3.4.5:80", "",
+	};
+	struct sockaddr_storage ss;
+	const struct sockaddr_in *in = (const void *)&ss;
+	const struct sockaddr_in6 *in6 = (const void *)&ss;
+	socklen_t len = 0;
+	char buf[INET6_ADDRSTRLEN];
+	size_t i;
+
+	assert_true(lp_parse_listen_addr("127.0.0.1:9922", &ss, &len));
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+	assert_int_equal(ntohs(in->sin_port), 9922);
+	assert_int_equal(ntohl(in->sin_addr.s_addr), 0x7f000001);
+	assert_true(lp_parse_listen_addr("[::1]:65535", &ss, &len));
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(ntohs(in6->sin6_port), 65535);
+	assert_string_equal(inet_ntop(AF_INET6, &in6->sin6_addr, buf,
+				      sizeof(buf)), "::1");
+	assert_true(lp_parse_listen_addr("::1:80", &ss, &len));
+	assert_int_equal(ss.ss_family, AF_INET6);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (lp_parse_listen_addr(bad[i], &ss, &len)) {
+			fail_msg("\"%s\" accepted", bad[i]);
+		}
+	}
+	(void)state;
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -175,6 +210,7 @@ int main(void)
 		T(test_iface__rest_applies),
 		T(test_iface__match),
 		T(test_iface__list_and_diags),
+		T(test_listen_addr),
 	};
 	int ret;
 

@@ -348,7 +348,7 @@ static void session_established(struct smbd_session *s)
  *   Auth: [SMB2,(null)] user [DOMAIN]\[user] with [NTLMv2] status
  *   [NT_STATUS_...] workstation [WS] remote host [ADDR:PORT] ...
  */
-static void audit_logon(const struct smbd_session *s, const char *peer,
+static void audit_logon(const struct smbd_session *s, struct smbd_conn *conn,
 			NTSTATUS status)
 {
 	const char *domain = NULL, *wks = NULL;
@@ -361,13 +361,25 @@ static void audit_logon(const struct smbd_session *s, const char *peer,
 		/* nothing parsed: a malformed or non-NTLM attempt */
 		user = domain = wks = "";
 	}
-	DBG_WARNING("Auth: [SMB2,(null)] user [%s]\\[%s] with [NTLMv2] "
-		    "status [%s] workstation [%s] remote host [%s]%s\n",
-		    domain != NULL ? domain : "", user, nt_errstr(status),
-		    wks != NULL ? wks : "", peer,
-		    !NT_STATUS_IS_OK(status) || info == NULL ? "" :
-		    info->anonymous ? " mapped to anonymous" :
-		    info->guest ? " mapped to guest" : "");
+	/*
+	 * %U in 'log file' is the name the client logged on with (Samba's
+	 * session user name), from this line on.  Failed and guest logons
+	 * take no name from the client, so a client without a password
+	 * cannot name files in the log directory.
+	 */
+	if (NT_STATUS_IS_OK(status) && info != NULL) {
+		debug_client_set_user(conn->log_client,
+				      info->anonymous ? "" : info->guest ?
+				      conn->server->lp->g.guest_account :
+				      info->user);
+	}
+	DBGC_AT(DBGC_AUTH_AUDIT, 1, "Auth: [SMB2,(null)] user [%s]\\[%s] "
+		"with [NTLMv2] status [%s] workstation [%s] remote host "
+		"[%s]%s\n", domain != NULL ? domain : "", user,
+		nt_errstr(status), wks != NULL ? wks : "", conn->peer,
+		!NT_STATUS_IS_OK(status) || info == NULL ? "" :
+		info->anonymous ? " mapped to anonymous" :
+		info->guest ? " mapped to guest" : "");
 }
 
 static uint8_t *sesssetup_body(TALLOC_CTX *mem_ctx, struct smbd_session *s,
@@ -517,7 +529,9 @@ static NTSTATUS sesssetup_step(TALLOC_CTX *mem_ctx, struct smbd_request *req,
 		status = session_final(s, reauth, auth_session_info(s->auth));
 	}
 	if (!NT_STATUS_EQUAL(status, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
-		audit_logon(s, req->conn->peer, status);
+		audit_logon(s, req->conn, status);
+		server->stats.logons++;
+		server->stats.logons_failed += NT_STATUS_IS_OK(status) ? 0 : 1;
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		if (!reauth) {
@@ -604,15 +618,18 @@ static void sesssetup_slot(struct tevent_req *subreq)
 							  struct tevent_req);
 	struct sesssetup_state *state = tevent_req_data(
 		req, struct sesssetup_state);
+	struct debug_scope scope;
 	NTSTATUS status;
 
 	tevent_wakeup_recv(subreq);
 	TALLOC_FREE(subreq);
+	/* a timer: nothing told the log whose logon this is */
+	debug_client_enter(state->req->conn->log_client, &scope);
 	status = sesssetup_step(state, state->req, &state->rsp);
-	if (tevent_req_nterror(req, status)) {
-		return;
+	if (!tevent_req_nterror(req, status)) {
+		tevent_req_done(req);
 	}
-	tevent_req_done(req);
+	debug_scope_leave(&scope);
 }
 
 NTSTATUS smbd_sesssetup_recv(struct tevent_req *subreq, TALLOC_CTX *mem_ctx,

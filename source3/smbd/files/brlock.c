@@ -312,6 +312,19 @@ bool brl_io_conflict(const struct brl_table *t, const void *owner,
 	return false;
 }
 
+void brl_walk_owner(const struct brl_table *t, const void *owner,
+		    void (*fn)(const struct brl_range *r, void *private_data),
+		    void *private_data)
+{
+	const struct brl_lock *l = NULL;
+
+	for (l = t != NULL ? t->locks : NULL; l != NULL; l = l->next) {
+		if (l->owner == owner) {
+			fn(&l->r, private_data);
+		}
+	}
+}
+
 size_t brl_num_locks(const struct brl_table *t)
 {
 	return t != NULL ? t->num_locks : 0;

@@ -70,6 +70,11 @@ void brl_owner_gone(struct brl_table *t, const void *owner);
 bool brl_io_conflict(const struct brl_table *t, const void *owner,
 		     uint64_t offset, uint64_t length, bool write);
 
+/* Each lock owner holds, in the order they were taken (smbstatus). */
+void brl_walk_owner(const struct brl_table *t, const void *owner,
+		    void (*fn)(const struct brl_range *r, void *private_data),
+		    void *private_data);
+
 /* Locks held and waiters, for tests and smbstatus. */
 size_t brl_num_locks(const struct brl_table *t);
 size_t brl_num_waiters(const struct brl_table *t);

@@ -4,6 +4,7 @@
  * (and closes their fds) with the tcon.  Plus the statx -> wire metadata
  * mapping every file command shares.
  */
+#include <time.h>
 #include <string.h>
 #include "lib/util/dlist.h"
 #include "lib/util/nttime.h"
@@ -67,6 +68,7 @@ struct smbd_open *smbd_open_new(struct smbd_tcon *tcon)
 	}
 	open->tcon = tcon;
 	open->server = tcon->session->conn->server;
+	open->opened = time(NULL);
 	open->volatile_id = smbd_open_next_id(tcon);
 	open->persistent_id = open->volatile_id;
 	memset(open->lock_seq, SMBD_LOCK_SEQ_INVALID, sizeof(open->lock_seq));

@@ -58,9 +58,13 @@ int smbd_pipeline_init(struct smbd_conn *conn)
 
 void smbd_pipeline_kick(struct smbd_conn *conn)
 {
+	struct debug_scope scope;
+
+	debug_client_enter(conn->log_client, &scope);
 	if (conn->pipeline != NULL && !conn->terminating) {
 		smbd_pipeline_start_next(conn->pipeline);
 	}
+	debug_scope_leave(&scope);
 }
 
 bool smbd_pipeline_busy(const struct smbd_conn *conn)
@@ -95,13 +99,16 @@ static void pipeline_resume(struct tevent_context *ev,
 			    struct tevent_immediate *im, void *private_data)
 {
 	struct smbd_pipeline *p = private_data;
+	struct debug_scope scope;
 
+	debug_client_enter(p->conn->log_client, &scope);
 	if (p->channel_wait && p->queue != NULL && !p->conn->terminating &&
 	    !smbd_transport_congested(p->conn)) {
 		p->channel_wait = false;
 		p->conn->server->channel_waiters--;
 		smbd_compound_next(p->queue);
 	}
+	debug_scope_leave(&scope);
 }
 
 void smbd_pipeline_channels_idle(struct smbd_server *server)
@@ -245,6 +252,8 @@ static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
 	NTSTATUS status;
 
 	conn->last_activity = tevent_timeval_current();
+	conn->bytes_in += 4 + len + payload;
+	conn->server->stats.bytes_in += 4 + len + payload;
 	if (len >= 4 && buf[0] == 0xFF) {
 		pipeline_smb1_negprot(conn, buf, len);
 		talloc_free(owner);
@@ -292,6 +301,9 @@ static void pipeline_got(struct smbd_conn *conn, void *owner, uint8_t *buf,
 static void element_append(struct smbd_compound *c, NTSTATUS status,
 			   struct smbd_response *rsp, uint16_t credits)
 {
+	smbd_pipeline_count(c->conn, c->pdus[c->cur].hdr.command,
+			    &c->pdus[c->cur], status, rsp, &c->cur_start,
+			    credits);
 	smbd_pipeline_append(c, smbd_pipeline_hdr(c, status, credits, 0),
 			     status, rsp);
 }
@@ -630,6 +642,7 @@ static bool element_run(struct smbd_compound *c)
 
 	c->cmd = NULL;
 	c->req = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &c->cur_start);
 	c->cur_sign = false;
 	c->cur_dialect = c->conn->dialect;
 	c->cur_alg = c->conn->signing_alg;
@@ -792,7 +805,24 @@ static void remember_related(struct smbd_compound *c, NTSTATUS status)
 	}
 }
 
+static void element_finished(struct tevent_req *subreq);
+
+/*
+ * A command may complete from an immediate (tevent_req_post), which
+ * carries no client for the log: the connection's is entered here.
+ */
 static void element_done(struct tevent_req *subreq)
+{
+	struct smbd_compound *c = tevent_req_callback_data(
+		subreq, struct smbd_compound);
+	struct debug_scope scope;
+
+	debug_client_enter(c->conn->log_client, &scope);
+	element_finished(subreq);
+	debug_scope_leave(&scope);
+}
+
+static void element_finished(struct tevent_req *subreq)
 {
 	struct smbd_compound *c = tevent_req_callback_data(
 		subreq, struct smbd_compound);

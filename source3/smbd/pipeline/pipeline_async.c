@@ -33,6 +33,7 @@ struct smbd_async {
 	const struct smbd_cmd *cmd;
 	struct smbd_request *req;       /* owns the command's tevent_req */
 	struct tevent_req *subreq;
+	struct timespec start;          /* the request's (for the counters) */
 };
 
 static void async_done(struct tevent_req *subreq);
@@ -103,6 +104,7 @@ bool smbd_async_start(struct smbd_compound *c, struct tevent_req *subreq,
 		return false;
 	}
 	a->p = p;
+	a->start = c->cur_start;
 	a->async_id = ++p->next_async_id;
 	hdr = smbd_pipeline_hdr(c, NT_STATUS_PENDING, credits, a->async_id);
 	if (hdr == NULL || !async_take(a, c)) {
@@ -115,6 +117,7 @@ bool smbd_async_start(struct smbd_compound *c, struct tevent_req *subreq,
 	a->subreq = subreq;
 	tevent_req_set_callback(subreq, async_done, a);
 	smbd_pipeline_append(c, hdr, NT_STATUS_PENDING, &rsp);
+	c->conn->server->stats.credits_granted += credits;
 	return true;
 }
 
@@ -132,7 +135,21 @@ static void async_send(struct smbd_async *a, struct iovec *iov, int n)
 	crypto_wipe(e.key, sizeof(e.key));
 }
 
+static void async_finished(struct tevent_req *subreq);
+
+/* as element_done: the completion may come from an immediate */
 static void async_done(struct tevent_req *subreq)
+{
+	struct smbd_async *a = tevent_req_callback_data(subreq,
+							struct smbd_async);
+	struct debug_scope scope;
+
+	debug_client_enter(a->p->conn->log_client, &scope);
+	async_finished(subreq);
+	debug_scope_leave(&scope);
+}
+
+static void async_finished(struct tevent_req *subreq)
 {
 	struct smbd_async *a = tevent_req_callback_data(subreq,
 							struct smbd_async);
@@ -151,6 +168,9 @@ static void async_done(struct tevent_req *subreq)
 		rsp = (struct smbd_response){ .status = status };
 		rsp.body = smb2_error_rsp_push(a, NULL, 0, &rsp.body_len);
 	}
+	smbd_pipeline_count(conn, a->hdr.command, NULL,
+			    NT_STATUS_IS_OK(status) ? rsp.status : status, &rsp,
+			    &a->start, 0);
 	hdr = talloc_zero_size(a, SMB2_HDR_SIZE);
 	if (conn->terminating || hdr == NULL || rsp.body == NULL) {
 		talloc_free(a);

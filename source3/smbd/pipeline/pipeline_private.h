@@ -7,6 +7,7 @@
 #ifndef RINGSMB_SMBD_PIPELINE_PRIVATE_H
 #define RINGSMB_SMBD_PIPELINE_PRIVATE_H
 
+#include <time.h>
 #include "source3/smbd/pipeline/dispatch.h"
 #include "source3/smbd/pipeline/pipeline.h"
 #include "source3/smbd/session/signing.h"
@@ -87,6 +88,7 @@ struct smbd_compound {
 	bool cur_sign;                  /* the current element's signing */
 	uint8_t cur_key[16];
 	uint16_t cur_dialect, cur_alg;  /* how cur_key signs */
+	struct timespec cur_start;      /* when the current element began */
 	/* set when the request came in a TRANSFORM: so goes the response */
 	struct smbd_crypto *crypto;
 	uint64_t crypto_session_id;
@@ -118,12 +120,21 @@ struct smbd_pipeline {
  */
 uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
 			   uint16_t credits, uint64_t async_id);
-/* Appends the current element's response (header from smbd_pipeline_hdr) */
 /*
  * A compound of two or more: the last response padded to 8 bytes as
  * the others are (no NextCommand).  false: no memory.
  */
 bool smbd_pipeline_pad_last(struct smbd_compound *c);
+/*
+ * One answered request in the server's counters (struct smbd_stats):
+ * its command, outcome, duration since start, payload and credits.
+ * pdu (for a WRITE's length) may be NULL.
+ */
+void smbd_pipeline_count(struct smbd_conn *conn, uint16_t cmd,
+			 const struct smb2_pdu *pdu, NTSTATUS status,
+			 const struct smbd_response *rsp,
+			 const struct timespec *start, uint16_t credits);
+/* Appends the current element's response (header from smbd_pipeline_hdr) */
 void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 			  NTSTATUS status, struct smbd_response *rsp);
 

@@ -5,9 +5,56 @@
  * (MS-SMB2 3.3.4.1, 3.3.5.2.7).
  */
 #include <string.h>
+#include <time.h>
+#include "lib/util/byteorder.h"
 #include "lib/util/debug.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/transport/transport.h"
+
+/* The latency histogram's upper bounds (smbd.h, struct smbd_stats) */
+const uint32_t smbd_stats_latency_usec[SMBD_STATS_LATENCY_BUCKETS] = {
+	100, 250, 500, 1000, 2500, 5000, 10000, 25000, 100000, 500000,
+	1000000, 10000000,
+};
+
+void smbd_pipeline_count(struct smbd_conn *conn, uint16_t cmd,
+			 const struct smb2_pdu *pdu, NTSTATUS status,
+			 const struct smbd_response *rsp,
+			 const struct timespec *start, uint16_t credits)
+{
+	struct smbd_stats *st = &conn->server->stats;
+	struct timespec now;
+	uint64_t usec;
+	size_t i = 0;
+
+	if (cmd >= SMB2_OP_COUNT) {
+		return;
+	}
+	st->requests[cmd]++;
+	st->credits_granted += credits;
+	if (NT_STATUS_IS_ERR(status) &&
+	    !NT_STATUS_EQUAL(status, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		st->failed[cmd]++;
+	} else if (cmd == SMB2_OP_READ && rsp != NULL) {
+		st->bytes_read += rsp->payload_len + rsp->splice_len;
+		st->reads_spliced += rsp->splice != NULL ? 1 : 0;
+	} else if (cmd == SMB2_OP_WRITE && pdu != NULL &&
+		   pdu->body_len >= 8) {
+		st->bytes_written += pull_le32(pdu->body + 4);
+	}
+	if (start == NULL || start->tv_sec == 0) {
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	usec = (uint64_t)(now.tv_sec - start->tv_sec) * 1000000 +
+	       (now.tv_nsec - start->tv_nsec) / 1000;
+	while (i < SMBD_STATS_LATENCY_BUCKETS &&
+	       usec > smbd_stats_latency_usec[i]) {
+		i++;
+	}
+	st->latency[i]++;
+	st->latency_usec += usec;
+}
 
 uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
 			   uint16_t credits, uint64_t async_id)

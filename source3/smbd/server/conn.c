@@ -1,6 +1,7 @@
 /*
  * Connection life cycle.
  */
+#include <time.h>
 #include <errno.h>
 #include <string.h>
 #include <stdio.h>
@@ -40,9 +41,11 @@ static void close_with_reset(int fd)
 static int conn_destructor(struct smbd_conn *conn)
 {
 	struct smbd_server *server = conn->server;
+	struct debug_scope scope;
 	bool reset;
 
 	conn->terminating = true;       /* no limits to update any more */
+	debug_client_enter(conn->log_client, &scope);
 	/*
 	 * sessions (and tcons, opens) go first, the socket last; a session
 	 * bound to other connections stays with them (multichannel)
@@ -62,6 +65,7 @@ static int conn_destructor(struct smbd_conn *conn)
 		conn->worker->num_conns--;
 	}
 	DBG_INFO("%s: connection closed\n", conn->peer);
+	debug_scope_leave(&scope);
 	return 0;
 }
 
@@ -71,6 +75,27 @@ static const struct smbd_transport_ops pipeline_ops = {
 	.got_spliced_write = smbd_pipeline_got_spliced_write,
 	.drained = smbd_pipeline_kick,
 };
+
+/*
+ * Started as the client: its first receive carries the client's log
+ * file on to every completion that follows (lib/uring, debug.h).
+ */
+static int conn_start(struct smbd_conn *conn)
+{
+	struct debug_scope scope;
+	int ret = -1;
+
+	debug_client_enter(conn->log_client, &scope);
+	if (smbd_budget_conn_start(conn) == 0 &&
+	    smbd_pipeline_init(conn) == 0 &&
+	    smbd_transport_start(conn, &pipeline_ops) == 0) {
+		DBG_NOTICE("%s: new connection on worker %u\n", conn->peer,
+			   conn->worker->id);
+		ret = 0;
+	}
+	debug_scope_leave(&scope);
+	return ret;
+}
 
 struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 				const char *peer)
@@ -93,19 +118,20 @@ struct smbd_conn *smbd_conn_new(struct smbd_server *server, int fd,
 	conn->ring = conn->worker->ring;
 	conn->crypto_pool = conn->worker->crypto_pool;
 	conn->fd = fd;
+	conn->id = ++server->next_conn_id;
+	conn->connected = time(NULL);
+	server->stats.conns_accepted++;
 	conn->last_activity = tevent_timeval_current();
 	DLIST_ADD_SIMPLE(server->conns, conn);
 	server->num_conns++;
 	talloc_set_destructor(conn, conn_destructor);
-	if (smbd_budget_conn_start(conn) != 0 ||
-	    smbd_pipeline_init(conn) != 0 ||
-	    smbd_transport_start(conn, &pipeline_ops) != 0) {
+	/* ENOMEM: its lines go to the daemon's file */
+	conn->log_client = debug_client_new(conn, conn->addr);
+	if (conn_start(conn) != 0) {
 		conn->fd = -1;          /* the caller closes it */
 		talloc_free(conn);
 		return NULL;
 	}
-	DBG_NOTICE("%s: new connection on worker %u\n", peer,
-		   conn->worker->id);
 	return conn;
 }
 

@@ -26,6 +26,8 @@
 #include "source3/smbd/transport/rxmem.h"
 #include "source3/smbd/commands/commands.h"
 #include "source3/smbd/server/server.h"
+#include "source3/smbd/server/control.h"
+#include "source3/smbd/server/metrics.h"
 #include "source3/smbd/server/worker.h"
 #include "source3/smbd/transport/transport.h"
 #include "source3/smbd/server/listener.h"
@@ -75,26 +77,38 @@ static struct loadparm *load_config(TALLOC_CTX *mem_ctx, const char *file,
  */
 #define SMBD_DEFAULT_LOG	RINGSMB_PREFIX "/var/log.smbd"
 
-/* -l DIR wins over 'log file', as Samba's --log-basename does */
+/*
+ * -l DIR wins over 'log file', as Samba's --log-basename does; -d over
+ * 'log level'.  On the terminal (-i, --debug-stdout) every line goes to
+ * standard error whatever 'logging' says, as Samba's interactive mode.
+ */
 static void setup_logging(struct smbd_server *server)
 {
 	const struct loadparm *lp = server->lp;
-	int level = server->cmdline_debuglevel >= 0 ?
-		server->cmdline_debuglevel : lp->g.log_level;
-	const char *file = lp->g.log_file;
+	struct debug_settings s = {
+		.levels = lp->g.log_levels,
+		.file = lp->g.log_file,
+		.logging = lp->g.logging,
+		.max_size_kib = lp->g.max_log_size,
+	};
 
+	if (server->cmdline_debuglevel >= 0) {
+		s.levels = talloc_asprintf(server, "%d",
+					   server->cmdline_debuglevel);
+	}
 	if (server->log_stderr) {
-		file = NULL;
+		s.file = NULL;
+		s.logging = "file";
 	} else if (server->cmdline_log_dir != NULL) {
 		/* made if missing (one level), as the pid directory is */
 		(void)mkdir(server->cmdline_log_dir, 0755);
-		file = talloc_asprintf(server, "%s/log.smbd",
-				       server->cmdline_log_dir);
-	} else if (file == NULL || file[0] == '\0') {
-		file = SMBD_DEFAULT_LOG;
+		s.file = talloc_asprintf(server, "%s/log.smbd",
+					 server->cmdline_log_dir);
+	} else if (s.file == NULL || s.file[0] == '\0') {
+		s.file = SMBD_DEFAULT_LOG;
 	}
-	server->log_path = file != NULL ? file : "standard error";
-	debug_setup(level, file);
+	server->log_path = s.file != NULL ? s.file : "standard error";
+	debug_configure(&s);
 }
 
 const char *smbd_log_path(const struct smbd_server *server)
@@ -135,21 +149,25 @@ static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
 	server->shutting_down = true;
 }
 
-static void smbd_reload(struct smbd_server *server)
+/*
+ * SIGHUP and smbcontrol reload-config: the configuration read again.
+ * Returns 0, or -1 with the old configuration kept.
+ */
+int smbd_server_reload(struct smbd_server *server, const char *why)
 {
 	struct loadparm *lp = NULL;
 
 	/* the log file may be created anew: with root's group */
 	unix_token_unbecome_full();
 	if (server->config_file == NULL) {
-		DBG_NOTICE("SIGHUP: embedded default, nothing to reload\n");
-		return;
+		DBG_NOTICE("%s: embedded default, nothing to reload\n", why);
+		return 0;
 	}
 	lp = load_config(server, server->config_file,
 			 server->cmdline_options);
 	if (lp == NULL) {
-		DBG_ERR("SIGHUP: keeping the old configuration\n");
-		return;
+		DBG_ERR("%s: keeping the old configuration\n", why);
+		return -1;
 	}
 	/*
 	 * Tree connects keep pointers to their lp_share; keep the old
@@ -166,7 +184,8 @@ static void smbd_reload(struct smbd_server *server)
 	 * netbios name or passdb backend may have changed.
 	 */
 	smbd_sidmap_load(server);
-	DBG_NOTICE("SIGHUP: configuration reloaded\n");
+	DBG_NOTICE("%s: configuration reloaded\n", why);
+	return 0;
 }
 
 static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
@@ -177,7 +196,7 @@ static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 	/* as root: the notify socket may be root's alone */
 	unix_token_unbecome_full();
 	sd_notify_reloading();
-	smbd_reload(server);
+	(void)smbd_server_reload(server, "SIGHUP");
 	sd_notify_state("READY=1\nSTATUS=ready");
 }
 
@@ -352,6 +371,11 @@ int smbd_server_start(struct smbd_server *server)
 	if (server->deadtime_timer == NULL) {
 		return -1;
 	}
+	/* without it the daemon serves on; smbstatus cannot reach it */
+	(void)smbd_control_start(server);
+	if (smbd_metrics_start(server) != 0) {
+		return -1;
+	}
 	smbd_workers_start(server);
 	return 0;
 }
@@ -365,6 +389,8 @@ int smbd_server_run(struct smbd_server *server)
 			return 1;
 		}
 	}
+	TALLOC_FREE(server->control);   /* its socket file goes too */
+	TALLOC_FREE(server->metrics);
 	/* the other workers free their connections and stop */
 	smbd_workers_stop(server);
 	/* Free connections first: their destructors close sockets. */

@@ -25,6 +25,8 @@ struct smbd_server *smbd_server_new(TALLOC_CTX *mem_ctx,
 const char *smbd_log_path(const struct smbd_server *server);
 /* Creates the event loop, ring and listeners: after daemonizing. */
 int smbd_server_start(struct smbd_server *server);
+/* SIGHUP, smbcontrol reload-config: 0, or -1 (old configuration kept) */
+int smbd_server_reload(struct smbd_server *server, const char *why);
 /* Runs the event loop until SIGTERM/SIGINT; returns the exit code. */
 int smbd_server_run(struct smbd_server *server);
 

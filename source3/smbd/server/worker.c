@@ -190,6 +190,32 @@ static int worker_hook(struct smbd_worker *w)
 	return 0;
 }
 
+void smbd_workers_stats(struct smbd_server *server, struct uring_stats *ring,
+			unsigned *crypto_queued)
+{
+	struct smbd_workers *ws = server->workers;
+	struct uring_stats one;
+	unsigned i;
+
+	*ring = (struct uring_stats){ 0 };
+	*crypto_queued = 0;
+	for (i = 0; ws != NULL && i < ws->n; i++) {
+		struct smbd_worker *w = ws->w[i];
+
+		if (w->ring != NULL) {
+			uring_get_stats(w->ring, &one);
+			ring->enter_calls += one.enter_calls;
+			ring->sqes_submitted += one.sqes_submitted;
+			ring->cqes_reaped += one.cqes_reaped;
+			ring->inflight += one.inflight;
+			ring->queued += one.queued;
+		}
+		if (w->crypto_pool != NULL) {
+			*crypto_queued += jobpool_queued(w->crypto_pool);
+		}
+	}
+}
+
 unsigned smbd_workers_crypto_threads(const struct smbd_server *server,
 				     int total)
 {

@@ -54,6 +54,14 @@ struct smbd_worker *smbd_worker_pick(struct smbd_server *server,
 /* The calling thread's worker, NULL on any other thread. */
 struct smbd_worker *smbd_worker_self(void);
 
+/*
+ * Every worker's ring counters summed, and the crypto jobs waiting for a
+ * pool thread (the metrics endpoint; under the server lock).
+ */
+struct uring_stats;
+void smbd_workers_stats(struct smbd_server *server, struct uring_stats *ring,
+			unsigned *crypto_queued);
+
 /* The crypto pool threads each worker gets from "smb2 crypto threads". */
 unsigned smbd_workers_crypto_threads(const struct smbd_server *server,
 				     int total);

@@ -8,6 +8,7 @@
  * one event loop (docs/architecture.md, "Threads and rings"), so a request on
  * any channel finds the session, its tcons and opens directly.
  */
+#include <time.h>
 #include "lib/util/dlist.h"
 #include "source3/smbd/files/handles.h"
 #include "source3/smbd/session/budget.h"
@@ -113,6 +114,7 @@ struct smbd_session *smbd_session_new(struct smbd_conn *conn)
 	s->conn = conn;
 	s->id = session_next_id(server);
 	s->next_tree_id = 1;
+	s->started = time(NULL);
 	s->dialect = conn->dialect;
 	s->signing_alg = conn->signing_alg;
 	s->cipher_id = conn->cipher_id;
@@ -307,6 +309,7 @@ struct smbd_tcon *smbd_tcon_new(struct smbd_session *s)
 		return NULL;
 	}
 	t->session = s;
+	t->connected = time(NULL);
 	t->id = s->next_tree_id++;
 	if (s->next_tree_id == 0 || s->next_tree_id == UINT32_MAX) {
 		s->next_tree_id = 1;

@@ -117,6 +117,9 @@ static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
 	}
 	push_be32(e->nbt, (uint32_t)len);       /* type 0, 24-bit length */
 	e->bytes = len + 4;
+	conn->bytes_out += e->bytes;
+	conn->server->stats.bytes_out += e->bytes;
+	conn->server->stats.sends_zerocopy += zc ? 1 : 0;
 	send_account(t, (ssize_t)e->bytes, 1);
 	e->iov[0] = (struct iovec){ .iov_base = e->nbt, .iov_len = 4 };
 	e->iovcnt = iovcnt + 1;
