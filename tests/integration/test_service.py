@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (REPO, TARGET, RingsmbServer, finish_server, free_port,
-                      ringsmb_binary)
+                      ringsmb_binary, tool_binary)
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="ringsmb's own service behaviour")
@@ -118,6 +118,14 @@ def test_notify_ready_reload_stopping(share_tree, tmp_path, abstract):
         assert srv.alive()
         with socket.create_connection((srv.host, srv.port), 2):
             pass
+        # smbcontrol reload-config: the same two messages
+        p = subprocess.run([str(tool_binary("smbcontrol")), "-s",
+                            str(srv.conf), "smbd", "reload-config"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=30)
+        assert p.returncode == 0, p.stdout
+        assert notif.next().get("RELOADING") == "1"
+        assert notif.next().get("READY") == "1"
         # SIGTERM, exit 0, no sanitizer report
         srv_stopped, srv = srv, None
         finish_server(srv_stopped)

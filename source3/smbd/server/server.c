@@ -149,16 +149,11 @@ static void smbd_sig_term(struct tevent_context *ev, struct tevent_signal *se,
 	server->shutting_down = true;
 }
 
-/*
- * SIGHUP and smbcontrol reload-config: the configuration read again.
- * Returns 0, or -1 with the old configuration kept.
- */
-int smbd_server_reload(struct smbd_server *server, const char *why)
+/* smbd_server_reload without the systemd notifications */
+static int reload_config(struct smbd_server *server, const char *why)
 {
 	struct loadparm *lp = NULL;
 
-	/* the log file may be created anew: with root's group */
-	unix_token_unbecome_full();
 	if (server->config_file == NULL) {
 		DBG_NOTICE("%s: embedded default, nothing to reload\n", why);
 		return 0;
@@ -188,16 +183,30 @@ int smbd_server_reload(struct smbd_server *server, const char *why)
 	return 0;
 }
 
+/*
+ * SIGHUP and smbcontrol reload-config: the configuration read again,
+ * systemd told (RELOADING, then READY: also when the file is refused).
+ * Returns 0, or -1 with the old configuration kept.
+ */
+int smbd_server_reload(struct smbd_server *server, const char *why)
+{
+	int ret;
+
+	/*
+	 * As root: the notify socket may be root's alone, and the log file
+	 * may be created anew, with root's group.
+	 */
+	unix_token_unbecome_full();
+	sd_notify_reloading();
+	ret = reload_config(server, why);
+	sd_notify_state("READY=1\nSTATUS=ready");
+	return ret;
+}
+
 static void smbd_sig_hup(struct tevent_context *ev, struct tevent_signal *se,
 			 int signum, int count, void *siginfo, void *private)
 {
-	struct smbd_server *server = private;
-
-	/* as root: the notify socket may be root's alone */
-	unix_token_unbecome_full();
-	sd_notify_reloading();
-	(void)smbd_server_reload(server, "SIGHUP");
-	sd_notify_state("READY=1\nSTATUS=ready");
+	(void)smbd_server_reload(private, "SIGHUP");
 }
 
 /* Samba's 'deadtime': idle connections with nothing open are closed. */
