@@ -259,12 +259,12 @@ struct tevent_req *smbd_tcon_send(TALLOC_CTX *mem_ctx,
 	}
 	if (!NT_STATUS_IS_OK(status)) {
 		/* level 1, for the admin (and fail2ban): who, what, why */
-		DBG_WARNING("tree connect to [%s] by user [%s] from [%s] "
-			    "refused: %s\n", name != NULL ? name : "?",
-			    req->session->anonymous ? "(anonymous)" :
-			    req->session->user != NULL ?
-			    req->session->user : "",
-			    req->conn->peer, nt_errstr(status));
+		DBGC_AT(DBGC_AUTH_AUDIT, 1, "tree connect to [%s] by user "
+			"[%s] from [%s] refused: %s\n",
+			name != NULL ? name : "?",
+			req->session->anonymous ? "(anonymous)" :
+			req->session->user != NULL ? req->session->user : "",
+			req->conn->peer, nt_errstr(status));
 		return smbd_done_send(mem_ctx, ev, status, NULL);
 	}
 	return tcon_reply(mem_ctx, ev, req, &out, encrypt);
