@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/util/hexdigit.h"
 #include "lib/util/kvrec.h"
 
 /* Grows b->s to hold n more bytes and the NUL; false once it failed. */
@@ -108,20 +109,6 @@ void kvrec_add(struct kvrec_buf *b, const char *key, const char *fmt, ...)
 	talloc_free(v);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	}
-	if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	}
-	if (c >= 'A' && c <= 'F') {
-		return c - 'A' + 10;
-	}
-	return -1;
-}
-
 /* [p, end) unescaped into a new string; NULL on a bad escape or NUL */
 static char *unescape(TALLOC_CTX *mem_ctx, const char *p, const char *end)
 {
@@ -151,8 +138,8 @@ static char *unescape(TALLOC_CTX *mem_ctx, const char *p, const char *end)
 			if (end - p < 4) {
 				return NULL;
 			}
-			hi = hexval(p[2]);
-			lo = hexval(p[3]);
+			hi = hex_digit_value((unsigned char)p[2]);
+			lo = hex_digit_value((unsigned char)p[3]);
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
 				return NULL;
 			}

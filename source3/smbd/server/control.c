@@ -1,11 +1,8 @@
 /*
  * The control socket (control.h).  It lives on the main thread's event
  * loop, which holds the server lock while it runs: a request reads and
- * changes the server's state as any event handler does.
- *
- * Bounded like the client side: at most SMBD_CONTROL_CLIENTS at once,
- * a request line of at most SMBD_CONTROL_LINE bytes, and each client
- * gone after SMBD_CONTROL_TIMEOUT seconds whatever it did.
+ * changes the server's state as any event handler does.  Bounded as
+ * control_ops says (oneshot.h): 16 clients, a line of 1 KiB, 10 s each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,63 +18,27 @@
 #include "lib/util/debug.h"
 #include "lib/util/kvrec.h"
 #include "source3/smbd/server/control.h"
+#include "source3/smbd/server/oneshot.h"
 #include "source3/smbd/server/server.h"
 #include "source3/smbd/transport/transport.h"
 
-#define SMBD_CONTROL_CLIENTS 16
-#define SMBD_CONTROL_LINE 1024
-#define SMBD_CONTROL_TIMEOUT 10
-
 struct smbd_control {
 	struct smbd_server *server;
-	int fd;
 	char *path;
 	ino_t ino;                      /* of our socket file */
-	struct tevent_fd *fde;
-	size_t num_clients;
-};
-
-struct ctl_client {
-	struct smbd_control *ctl;
-	int fd;
-	struct tevent_fd *fde;
-	struct tevent_timer *timer;
-	char line[SMBD_CONTROL_LINE];
-	size_t have;
-	struct kvrec_buf out;
-	size_t sent;
-	bool shutdown;                  /* once the answer is out */
+	struct smbd_oneshot *svc;
 };
 
 static int control_destructor(struct smbd_control *ctl)
 {
 	struct stat st;
 
-	close(ctl->fd);
+	TALLOC_FREE(ctl->svc);          /* closes the socket */
 	/* not another daemon's, made since on the same path */
 	if (stat(ctl->path, &st) == 0 && st.st_ino == ctl->ino) {
 		(void)unlink(ctl->path);
 	}
 	return 0;
-}
-
-static int client_destructor(struct ctl_client *c)
-{
-	if (c->shutdown) {
-		c->ctl->server->shutting_down = true;
-	}
-	close(c->fd);
-	c->ctl->num_clients--;
-	return 0;
-}
-
-static void client_timeout(struct tevent_context *ev, struct tevent_timer *te,
-			   struct timeval now, void *private_data)
-{
-	struct ctl_client *c = private_data;
-
-	DBG_INFO("control client timed out\n");
-	talloc_free(c);
 }
 
 /* The connections that match, ended; how many. */
@@ -106,20 +67,28 @@ static size_t drop_conns(struct smbd_server *server, const char *share,
 	return n;
 }
 
-static void reply_error(struct ctl_client *c, const char *fmt, const char *arg)
+/* What an answer is written into (oneshot.h's answer arguments). */
+struct ctl_answer {
+	struct kvrec_buf *out;
+	TALLOC_CTX *mem_ctx;
+	bool *after;                    /* shut down once it is sent */
+};
+
+static void reply_error(struct ctl_answer *c, const char *fmt,
+			const char *arg)
 {
 	char msg[256];
 	int n = snprintf(msg, sizeof(msg), "error ");
 
 	snprintf(msg + n, sizeof(msg) - n, fmt, arg);
-	kvrec_raw(&c->out, c, msg);
-	kvrec_raw(&c->out, c, "\n");
+	kvrec_raw(c->out, c->mem_ctx, msg);
+	kvrec_raw(c->out, c->mem_ctx, "\n");
 }
 
 /* Carries out one request line; the answer goes to c->out. */
-static void control_do(struct ctl_client *c, char *verb)
+static void control_do(struct smbd_server *server, struct ctl_answer *c,
+		       char *verb)
 {
-	struct smbd_server *server = c->ctl->server;
 	char *arg = strchr(verb, ' ');
 	size_t n;
 
@@ -129,12 +98,12 @@ static void control_do(struct ctl_client *c, char *verb)
 	DBG_NOTICE("control: %s%s%s\n", verb, arg != NULL ? " " : "",
 		   arg != NULL ? arg : "");
 	if (strcmp(verb, "ping") == 0) {
-		kvrec_raw(&c->out, c, "ok\n");
-		kvrec_begin(&c->out, c, "pong");
-		kvrec_add(&c->out, "pid", "%d", (int)getpid());
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
+		kvrec_begin(c->out, c->mem_ctx, "pong");
+		kvrec_add(c->out, "pid", "%d", (int)getpid());
 	} else if (strcmp(verb, "status") == 0) {
-		kvrec_raw(&c->out, c, "ok\n");
-		smbd_status_records(server, &c->out, c);
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
+		smbd_status_records(server, c->out, c);
 	} else if (strcmp(verb, "reload-config") == 0) {
 		if (smbd_server_reload(server, "smbcontrol reload-config")
 		    != 0) {
@@ -142,12 +111,12 @@ static void control_do(struct ctl_client *c, char *verb)
 				    "(see the log); the old one is kept");
 			return;
 		}
-		kvrec_raw(&c->out, c, "ok\n");
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
 	} else if (strcmp(verb, "debuglevel") == 0) {
-		kvrec_raw(&c->out, c, "ok\n");
-		kvrec_begin(&c->out, c, "debuglevel");
-		kvrec_add(&c->out, "pid", "%d", (int)getpid());
-		kvrec_add(&c->out, "levels", "%s", debug_get_levels(c));
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
+		kvrec_begin(c->out, c->mem_ctx, "debuglevel");
+		kvrec_add(c->out, "pid", "%d", (int)getpid());
+		kvrec_add(c->out, "levels", "%s", debug_get_levels(c->mem_ctx));
 	} else if (strcmp(verb, "debug") == 0) {
 		char *err = NULL;
 
@@ -156,90 +125,61 @@ static void control_do(struct ctl_client *c, char *verb)
 				    "e.g. \"debug 3\" or \"debug 1 auth:5\"");
 			return;
 		}
-		if (!debug_set_levels(c, arg, &err)) {
+		if (!debug_set_levels(c->mem_ctx, arg, &err)) {
 			reply_error(c, "debug: %s", err);
 			return;
 		}
-		kvrec_raw(&c->out, c, "ok\n");
-		kvrec_begin(&c->out, c, "debuglevel");
-		kvrec_add(&c->out, "pid", "%d", (int)getpid());
-		kvrec_add(&c->out, "levels", "%s", debug_get_levels(c));
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
+		kvrec_begin(c->out, c->mem_ctx, "debuglevel");
+		kvrec_add(c->out, "pid", "%d", (int)getpid());
+		kvrec_add(c->out, "levels", "%s", debug_get_levels(c->mem_ctx));
 		if (err != NULL) {
-			kvrec_add(&c->out, "warning", "%s", err);
+			kvrec_add(c->out, "warning", "%s", err);
 		}
 	} else if (strcmp(verb, "close-share") == 0 && arg != NULL) {
 		n = drop_conns(server, arg, NULL, "smbcontrol close-share");
-		kvrec_raw(&c->out, c, "ok\n");
-		kvrec_begin(&c->out, c, "closed");
-		kvrec_add(&c->out, "connections", "%zu", n);
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
+		kvrec_begin(c->out, c->mem_ctx, "closed");
+		kvrec_add(c->out, "connections", "%zu", n);
 	} else if (strcmp(verb, "kill-client-ip") == 0 && arg != NULL) {
 		n = drop_conns(server, NULL, arg, "smbcontrol kill-client-ip");
-		kvrec_raw(&c->out, c, "ok\n");
-		kvrec_begin(&c->out, c, "closed");
-		kvrec_add(&c->out, "connections", "%zu", n);
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
+		kvrec_begin(c->out, c->mem_ctx, "closed");
+		kvrec_add(c->out, "connections", "%zu", n);
 	} else if (strcmp(verb, "shutdown") == 0) {
 		DBG_NOTICE("smbcontrol shutdown: shutting down\n");
-		c->shutdown = true;
-		kvrec_raw(&c->out, c, "ok\n");
+		*c->after = true;
+		kvrec_raw(c->out, c->mem_ctx, "ok\n");
 	} else {
 		reply_error(c, "unknown request \"%s\"", verb);
 	}
 }
 
-static void client_io(struct tevent_context *ev, struct tevent_fd *fde,
-		      uint16_t flags, void *private_data);
-
-static void client_got_line(struct ctl_client *c)
+static bool control_complete(const char *req, size_t len)
 {
-	char *nl = memchr(c->line, '\n', c->have);
-
-	*nl = '\0';
-	if (nl > c->line && nl[-1] == '\r') {
-		nl[-1] = '\0';
-	}
-	control_do(c, c->line);
-	kvrec_end(&c->out, c);
-	if (c->out.failed) {
-		DBG_ERR("control: out of memory for the answer\n");
-		talloc_free(c);
-		return;
-	}
-	tevent_fd_set_flags(c->fde, TEVENT_FD_WRITE);
+	return memchr(req, '\n', len) != NULL;
 }
 
-static void client_io(struct tevent_context *ev, struct tevent_fd *fde,
-		      uint16_t flags, void *private_data)
+static void control_answer(void *private_data, char *req,
+			   struct kvrec_buf *out, TALLOC_CTX *mem_ctx,
+			   bool *after)
 {
-	struct ctl_client *c = private_data;
-	ssize_t n;
+	struct smbd_control *ctl = private_data;
+	struct ctl_answer c = { out, mem_ctx, after };
+	char *nl = strchr(req, '\n');
 
-	if (flags & TEVENT_FD_WRITE) {
-		n = send(c->fd, c->out.s + c->sent, c->out.len - c->sent,
-			 MSG_NOSIGNAL);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			return;
-		}
-		c->sent += n > 0 ? (size_t)n : 0;
-		if (n <= 0 || c->sent == c->out.len) {
-			talloc_free(c);
-		}
-		return;
+	*nl = '\0';
+	if (nl > req && nl[-1] == '\r') {
+		nl[-1] = '\0';
 	}
-	n = recv(c->fd, c->line + c->have, sizeof(c->line) - 1 - c->have, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-		return;
-	}
-	if (n <= 0) {
-		talloc_free(c);
-		return;
-	}
-	c->have += (size_t)n;
-	if (memchr(c->line, '\n', c->have) != NULL) {
-		client_got_line(c);
-	} else if (c->have == sizeof(c->line) - 1) {
-		DBG_INFO("control: request line too long\n");
-		talloc_free(c);
-	}
+	control_do(ctl->server, &c, req);
+}
+
+static void control_after(void *private_data)
+{
+	struct smbd_control *ctl = private_data;
+
+	ctl->server->shutting_down = true;
 }
 
 /* Root, or the user the daemon runs as (tests, a non-root daemon). */
@@ -254,40 +194,16 @@ static bool peer_allowed(int fd)
 	return cred.uid == 0 || cred.uid == geteuid();
 }
 
-static void control_accept(struct tevent_context *ev, struct tevent_fd *fde,
-			   uint16_t flags, void *private_data)
-{
-	struct smbd_control *ctl = private_data;
-	struct ctl_client *c = NULL;
-	int fd = accept4(ctl->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	if (fd < 0) {
-		return;
-	}
-	if (ctl->num_clients >= SMBD_CONTROL_CLIENTS || !peer_allowed(fd)) {
-		DBG_NOTICE("control: connection refused (%s)\n",
-			   ctl->num_clients >= SMBD_CONTROL_CLIENTS ?
-			   "too many" : "not root");
-		close(fd);
-		return;
-	}
-	c = talloc_zero(ctl, struct ctl_client);
-	if (c == NULL) {
-		close(fd);
-		return;
-	}
-	c->ctl = ctl;
-	c->fd = fd;
-	ctl->num_clients++;
-	talloc_set_destructor(c, client_destructor);
-	c->fde = tevent_add_fd(ev, c, fd, TEVENT_FD_READ, client_io, c);
-	c->timer = tevent_add_timer(ev, c, tevent_timeval_current_ofs(
-					    SMBD_CONTROL_TIMEOUT, 0),
-				    client_timeout, c);
-	if (c->fde == NULL || c->timer == NULL) {
-		talloc_free(c);
-	}
-}
+static const struct smbd_oneshot_ops control_ops = {
+	.name = "control socket",
+	.max_clients = 16,
+	.max_request = 1024,
+	.timeout_secs = 10,
+	.admit = peer_allowed,
+	.complete = control_complete,
+	.answer = control_answer,
+	.after = control_after,
+};
 
 int smbd_control_start(struct smbd_server *server)
 {
@@ -296,50 +212,46 @@ int smbd_control_start(struct smbd_server *server)
 	struct smbd_control *ctl = talloc_zero(server, struct smbd_control);
 	struct stat st;
 	mode_t old_mask;
-	int ret;
+	int fd = -1, ret;
 
 	if (ctl == NULL) {
 		return -1;
 	}
 	ctl->server = server;
-	ctl->fd = -1;
 	ctl->path = talloc_asprintf(ctl, "%s/%s", dir, SMBD_CONTROL_SOCKET);
-	if (ctl->path == NULL) {
-		goto fail;
-	}
-	if (strlen(ctl->path) >= sizeof(sun.sun_path)) {
-		DBG_ERR("control socket path too long: %s\n", ctl->path);
+	if (ctl->path == NULL ||
+	    strlen(ctl->path) >= sizeof(sun.sun_path)) {
+		DBG_ERR("control socket path too long: %s/%s\n", dir,
+			SMBD_CONTROL_SOCKET);
 		goto fail;
 	}
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", ctl->path);
 	(void)mkdir(dir, 0755);
-	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			 0);
-	if (ctl->fd < 0) {
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
 		DBG_ERR("socket: %s\n", strerror(errno));
 		goto fail;
 	}
 	/* a stale socket of an earlier run; the pid file says none runs */
 	(void)unlink(ctl->path);
 	old_mask = umask(0077);
-	ret = bind(ctl->fd, (struct sockaddr *)&sun, sizeof(sun));
+	ret = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old_mask);
 	if (ret != 0 || chmod(ctl->path, 0600) != 0 ||
 	    stat(ctl->path, &st) != 0 ||
-	    listen(ctl->fd, SMBD_CONTROL_CLIENTS) != 0) {
+	    listen(fd, (int)control_ops.max_clients) != 0) {
 		DBG_ERR("cannot open the control socket %s: %s\n", ctl->path,
 			strerror(errno));
-		close(ctl->fd);
+		close(fd);
 		goto fail;
 	}
 	ctl->ino = st.st_ino;
-	talloc_set_destructor(ctl, control_destructor);
-	ctl->fde = tevent_add_fd(server->ev, ctl, ctl->fd, TEVENT_FD_READ,
-				 control_accept, ctl);
-	if (ctl->fde == NULL) {
-		talloc_free(ctl);
-		return -1;
+	ctl->svc = smbd_oneshot_new(ctl, server->ev, fd, &control_ops, ctl);
+	if (ctl->svc == NULL) {
+		(void)unlink(ctl->path);
+		goto fail;
 	}
+	talloc_set_destructor(ctl, control_destructor);
 	server->control = ctl;
 	DBG_NOTICE("control socket %s\n", ctl->path);
 	return 0;

@@ -5,9 +5,8 @@
  * paths or addresses of clients: counts only.  There is no
  * authentication, so it belongs on a loopback or management address.
  *
- * Bounded like the control socket: a few clients at a time, a request
- * head of at most METRICS_REQ bytes, each client gone after
- * METRICS_TIMEOUT seconds.
+ * Bounded as metrics_ops says (oneshot.h): 8 clients, a request head of
+ * 4 KiB, 10 s each.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,42 +22,20 @@
 #include "lib/util/kvrec.h"
 #include "source3/smbd/files/lease.h"
 #include "source3/smbd/server/metrics.h"
+#include "source3/smbd/server/oneshot.h"
 #include "source3/smbd/server/worker.h"
-
-#define METRICS_CLIENTS 8
-#define METRICS_REQ 4096
-#define METRICS_TIMEOUT 10
 
 struct smbd_metrics {
 	struct smbd_server *server;
-	int fd;
-	struct tevent_fd *fde;
-	size_t num_clients;
+	struct smbd_oneshot *svc;
 };
 
+/* Where the page is written (oneshot.h's answer arguments). */
 struct metrics_client {
 	struct smbd_metrics *m;
-	int fd;
-	struct tevent_fd *fde;
-	struct tevent_timer *timer;
-	char req[METRICS_REQ];
-	size_t have;
-	struct kvrec_buf out;           /* used as a plain text buffer */
-	size_t sent;
+	struct kvrec_buf *out;          /* used as a plain text buffer */
+	TALLOC_CTX *mem_ctx;
 };
-
-static int metrics_destructor(struct smbd_metrics *m)
-{
-	close(m->fd);
-	return 0;
-}
-
-static int client_destructor(struct metrics_client *c)
-{
-	close(c->fd);
-	c->m->num_clients--;
-	return 0;
-}
 
 static void put(struct metrics_client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -71,7 +48,7 @@ static void put(struct metrics_client *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	kvrec_raw(&c->out, c, line);
+	kvrec_raw(c->out, c->mem_ctx, line);
 }
 
 static void head(struct metrics_client *c, const char *name,
@@ -216,114 +193,49 @@ static void render(struct metrics_client *c)
 	    (long long)(server->start_time / 10000000 - 11644473600LL));
 }
 
-static void client_timeout(struct tevent_context *ev, struct tevent_timer *te,
-			   struct timeval now, void *private_data)
+static bool metrics_complete(const char *req, size_t len)
 {
-	talloc_free(private_data);
+	return strstr(req, "\r\n\r\n") != NULL || strstr(req, "\n\n") != NULL;
 }
 
-/* The answer to the request head in c->req, into c->out. */
-static void answer(struct metrics_client *c)
+/* The answer to an HTTP request head: the page, 404 or 405. */
+static void metrics_answer(void *private_data, char *req,
+			   struct kvrec_buf *out, TALLOC_CTX *mem_ctx,
+			   bool *after)
 {
 	struct kvrec_buf body = { 0 };
+	struct metrics_client c = { private_data, &body, mem_ctx };
 	const char *status = "200 OK";
 
-	if (strncmp(c->req, "GET /metrics ", 13) == 0 ||
-	    strncmp(c->req, "GET /metrics?", 13) == 0) {
-		render(c);
-	} else if (strncmp(c->req, "GET ", 4) == 0) {
+	if (strncmp(req, "GET /metrics ", 13) == 0 ||
+	    strncmp(req, "GET /metrics?", 13) == 0) {
+		render(&c);
+	} else if (strncmp(req, "GET ", 4) == 0) {
 		status = "404 Not Found";
-		kvrec_raw(&c->out, c, "only /metrics is served here\n");
+		kvrec_raw(&body, mem_ctx, "only /metrics is served here\n");
 	} else {
 		status = "405 Method Not Allowed";
-		kvrec_raw(&c->out, c, "GET /metrics\n");
+		kvrec_raw(&body, mem_ctx, "GET /metrics\n");
 	}
-	body = c->out;
-	c->out = (struct kvrec_buf){ 0 };
-	put(c, "HTTP/1.0 %s\r\nContent-Type: text/plain; version=0.0.4; "
+	c.out = out;
+	put(&c, "HTTP/1.0 %s\r\nContent-Type: text/plain; version=0.0.4; "
 	    "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n"
 	    "\r\n", status, body.len);
 	if (body.s != NULL) {
-		kvrec_raw(&c->out, c, body.s);
+		kvrec_raw(out, mem_ctx, body.s);
 	}
-	c->out.failed = c->out.failed || body.failed;
+	out->failed = out->failed || body.failed;
 	talloc_free(body.s);
 }
 
-static void client_io(struct tevent_context *ev, struct tevent_fd *fde,
-		      uint16_t flags, void *private_data)
-{
-	struct metrics_client *c = private_data;
-	ssize_t n;
-
-	if (flags & TEVENT_FD_WRITE) {
-		n = send(c->fd, c->out.s + c->sent, c->out.len - c->sent,
-			 MSG_NOSIGNAL);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			return;
-		}
-		c->sent += n > 0 ? (size_t)n : 0;
-		if (n <= 0 || c->sent == c->out.len) {
-			talloc_free(c);
-		}
-		return;
-	}
-	n = recv(c->fd, c->req + c->have, sizeof(c->req) - 1 - c->have, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-		return;
-	}
-	if (n <= 0) {
-		talloc_free(c);
-		return;
-	}
-	c->have += (size_t)n;
-	c->req[c->have] = '\0';
-	if (strstr(c->req, "\r\n\r\n") == NULL &&
-	    strstr(c->req, "\n\n") == NULL) {
-		if (c->have == sizeof(c->req) - 1) {
-			talloc_free(c);         /* no head of that size */
-		}
-		return;
-	}
-	answer(c);
-	if (c->out.failed) {
-		talloc_free(c);
-		return;
-	}
-	tevent_fd_set_flags(c->fde, TEVENT_FD_WRITE);
-}
-
-static void metrics_accept(struct tevent_context *ev, struct tevent_fd *fde,
-			   uint16_t flags, void *private_data)
-{
-	struct smbd_metrics *m = private_data;
-	struct metrics_client *c = NULL;
-	int fd = accept4(m->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	if (fd < 0) {
-		return;
-	}
-	if (m->num_clients >= METRICS_CLIENTS) {
-		close(fd);
-		return;
-	}
-	c = talloc_zero(m, struct metrics_client);
-	if (c == NULL) {
-		close(fd);
-		return;
-	}
-	c->m = m;
-	c->fd = fd;
-	m->num_clients++;
-	talloc_set_destructor(c, client_destructor);
-	c->fde = tevent_add_fd(ev, c, fd, TEVENT_FD_READ, client_io, c);
-	c->timer = tevent_add_timer(ev, c, tevent_timeval_current_ofs(
-					    METRICS_TIMEOUT, 0),
-				    client_timeout, c);
-	if (c->fde == NULL || c->timer == NULL) {
-		talloc_free(c);
-	}
-}
+static const struct smbd_oneshot_ops metrics_ops = {
+	.name = "metrics",
+	.max_clients = 8,
+	.max_request = 4096,
+	.timeout_secs = 10,
+	.complete = metrics_complete,
+	.answer = metrics_answer,
+};
 
 int smbd_metrics_start(struct smbd_server *server)
 {
@@ -331,7 +243,7 @@ int smbd_metrics_start(struct smbd_server *server)
 	struct sockaddr_storage ss;
 	struct smbd_metrics *m = NULL;
 	socklen_t len = 0;
-	int one = 1;
+	int fd, one = 1;
 
 	if (where == NULL || where[0] == '\0') {
 		return 0;
@@ -340,29 +252,27 @@ int smbd_metrics_start(struct smbd_server *server)
 		DBG_ERR("metrics listen = %s: not ADDRESS:PORT\n", where);
 		return -1;
 	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0) {
+		DBG_ERR("metrics: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) != 0 ||
+	    listen(fd, (int)metrics_ops.max_clients) != 0) {
+		DBG_ERR("metrics listen = %s: %s\n", where, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	m = talloc_zero(server, struct smbd_metrics);
 	if (m == NULL) {
+		close(fd);
 		return -1;
 	}
 	m->server = server;
-	m->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-		       SOCK_CLOEXEC, 0);
-	if (m->fd < 0) {
-		DBG_ERR("metrics: socket: %s\n", strerror(errno));
-		talloc_free(m);
-		return -1;
-	}
-	talloc_set_destructor(m, metrics_destructor);
-	(void)setsockopt(m->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(m->fd, (struct sockaddr *)&ss, len) != 0 ||
-	    listen(m->fd, METRICS_CLIENTS) != 0) {
-		DBG_ERR("metrics listen = %s: %s\n", where, strerror(errno));
-		talloc_free(m);
-		return -1;
-	}
-	m->fde = tevent_add_fd(server->ev, m, m->fd, TEVENT_FD_READ,
-			       metrics_accept, m);
-	if (m->fde == NULL) {
+	m->svc = smbd_oneshot_new(m, server->ev, fd, &metrics_ops, m);
+	if (m->svc == NULL) {
 		talloc_free(m);
 		return -1;
 	}
