@@ -471,3 +471,50 @@ def test_smbcontrol_shutdown(share_tree, accounts):
     assert not any(m in log for m in SANITIZER_MARKERS), srv.log_tail()
     srv.proc = None
     srv.cleanup()
+
+
+def closed_by_peer(sock):
+    """The peer closed: EOF, or a reset (it closed with our bytes
+    unread)."""
+    try:
+        return sock.recv(100) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_metrics_and_control_bounded(admin_server):
+    """Idle clients hold at most 8 metrics slots (the 9th is closed at
+    once) and are dropped after 10 s; an endless request head is cut at
+    4 KiB; the control socket refuses a line over 1 KiB."""
+    import socket
+    idle = [socket.create_connection(("127.0.0.1",
+                                      admin_server.metrics_port), 5)
+            for _ in range(8)]
+    try:
+        time.sleep(0.3)
+        extra = socket.create_connection(("127.0.0.1",
+                                          admin_server.metrics_port), 5)
+        extra.settimeout(5)
+        assert closed_by_peer(extra)            # closed, no answer
+        extra.close()
+        big = idle.pop()
+        big.sendall(b"GET /metrics HTTP/1.0\r\nX: " + b"a" * 5000)
+        big.settimeout(5)
+        assert closed_by_peer(big)
+        big.close()
+        idle[0].settimeout(15)
+        t0 = time.monotonic()
+        assert closed_by_peer(idle[0])          # the timeout
+        assert 5 < time.monotonic() - t0 < 14
+    finally:
+        for s in idle:
+            s.close()
+    assert "ringsmb_requests_total" in scrape(admin_server)
+    ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ctl.settimeout(5)
+    ctl.connect(str(admin_server.tmp / "lock" / "smbd.ctl"))
+    ctl.sendall(b"p" * 2000)
+    assert closed_by_peer(ctl)
+    ctl.close()
+    rc, out, err = tool(admin_server, "smbcontrol", "smbd", "ping")
+    assert rc == 0, err
