@@ -7,7 +7,7 @@ ASAN_WAF = WAFLOCK=.lock-waf_asan CC=clang buildtools/bin/waf
 TSAN_WAF = WAFLOCK=.lock-waf_tsan CC=clang buildtools/bin/waf
 
 .PHONY: all deps build asan tsan tsan-build run test unit integration fuzz \
-	compat bench bench-smb2bench install deb clean distclean
+	compat bench bench-smb2bench stress install deb clean distclean
 
 all: build
 
@@ -55,6 +55,12 @@ integration: build asan
 
 fuzz: asan
 	@tests/fuzz/run-fuzzers.sh
+
+# races, churn, soak (not part of make test): ~10 minutes, or with LONG=1
+# the 30-minute soak, longer races and fuzz CPU time; writes
+# docs/reliability.md (tests/stress/run.py --help)
+stress: build asan
+	@.venv/bin/python3 tests/stress/run.py $(if $(LONG),--long) $(STRESS_ARGS)
 
 # smbtorture suites against ringsmb and Samba: docs/compatibility.md
 compat: build
