@@ -267,7 +267,7 @@ def installed(tmp_path_factory):
 
 
 PROGRAMS = {"sbin/smbd", "bin/testparm", "bin/smbpasswd", "bin/smb2bench",
-            "bin/ringsmb-import-samba"}
+            "bin/ringsmb-import-samba", "bin/smbstatus", "bin/smbcontrol"}
 MAN_PAGES = {"man8/smbd.8", "man8/smbpasswd.8", "man8/ringsmb-import-samba.8",
              "man5/smb.conf.5", "man1/testparm.1", "man1/smb2bench.1",
              "man1/smbstatus.1", "man1/smbcontrol.1"}
