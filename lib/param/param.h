@@ -92,6 +92,21 @@ enum lp_inherit_owner {
 	LP_INHERIT_OWNER_UNIX_ONLY,
 };
 
+/*
+ * A Samba parametric option, "TYPE:OPTION = value" (docs/smb.conf.md,
+ * "Parametric options"): a name with a ':' that the parameter table does
+ * not know, kept for the module named TYPE (vfs_error reads "error:ops"
+ * and the like through its VFS handle).  Set in [global], the default of
+ * every share; a share's own setting of the same name replaces it.
+ */
+struct lp_parametric {
+	const char *name;               /* "type:option", as written */
+	const char *value;
+};
+
+/* At most this many parametric options per section (then a warning) */
+#define LP_MAX_PARAMETRIC 256
+
 struct lp_share {
 	const char *name;
 	const char *path;
@@ -146,6 +161,9 @@ struct lp_share {
 	int read_mode;                  /* enum lp_read_mode */
 	int min_splice_size;            /* bytes: smaller READs are copied */
 	int registered_buffers;         /* zerocopy READ buffer pool, 0 = off */
+	/* parametric options, in the order first set; NULL when none */
+	struct lp_parametric *parametric;
+	size_t num_parametric;
 };
 
 struct lp_global {
@@ -262,6 +280,13 @@ const char *lp_default_config_file(void);
 /* Case-insensitive share lookup; NULL if there is no such share. */
 const struct lp_share *lp_find_share(const struct loadparm *lp,
 				     const char *name);
+
+/*
+ * The value of the parametric option "type:option" of share (names
+ * compared as Samba's: case, blanks and '_' ignored), or NULL.
+ */
+const char *lp_parametric_get(const struct lp_share *share,
+			      const char *type, const char *option);
 
 /*
  * Write the configuration in smb.conf form; loading the output again

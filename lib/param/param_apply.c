@@ -104,6 +104,25 @@ static void lp_report_value(const struct lp_param *p,
 	talloc_free(exp);
 }
 
+/* "type:option = value": kept for the module (param_parametric.c) */
+static void lp_apply_parametric(struct loadparm *lp, struct lp_share *share,
+				const struct lp_entry *e, struct lp_diags *d)
+{
+	TALLOC_CTX *owner = share != NULL ? (TALLOC_CTX *)share : lp;
+	int ret = lp_parametric_set(owner, share != NULL ? share :
+				    &lp->share_defaults, e->key, e->value);
+
+	if (ret == 1) {
+		lp_diag_add(d, LP_DIAG_WARNING, e->file, e->line,
+			    "parametric option \"%s\": more than %d in one "
+			    "section: ignored", e->key, LP_MAX_PARAMETRIC);
+	} else if (ret < 0) {
+		lp_diag_add(d, LP_DIAG_ERROR, e->file, e->line,
+			    "parametric option \"%s\": out of memory",
+			    e->key);
+	}
+}
+
 /* Sets one entry of [global] (share == NULL) or of a share. */
 static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 			   const struct lp_entry *e, struct lp_diags *d)
@@ -116,6 +135,10 @@ static void lp_apply_entry(struct loadparm *lp, struct lp_share *share,
 
 	d->seq = e->seq;
 	if (lp_check_refused(share != NULL, e, d)) {
+		return;
+	}
+	if (p == NULL && lp_parametric_name(e->key)) {
+		lp_apply_parametric(lp, share, e, d);
 		return;
 	}
 	if (p == NULL) {

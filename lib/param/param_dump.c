@@ -36,6 +36,7 @@ static void lp_dump_global(FILE *f, const struct loadparm *lp,
 			      global ? (const void *)&defaults->g :
 			      &defaults->share_defaults, show_defaults);
 	}
+	lp_parametric_dump(f, &lp->share_defaults, NULL, show_defaults);
 }
 
 static void lp_dump_share(FILE *f, const struct loadparm *lp,
@@ -50,6 +51,7 @@ static void lp_dump_share(FILE *f, const struct loadparm *lp,
 				      show_defaults);
 		}
 	}
+	lp_parametric_dump(f, s, &lp->share_defaults, show_defaults);
 }
 
 void lp_dump(FILE *f, const struct loadparm *lp, bool show_defaults)

@@ -60,6 +60,21 @@ extern const size_t lp_num_params;
 const struct lp_param *lp_param_find(const char *name, bool *inverted);
 bool lp_name_eq(const char *a, const char *b);
 
+/* ---- parametric options (param_parametric.c) ---- */
+
+/* "type:option": a ':' with something on both sides */
+bool lp_parametric_name(const char *name);
+/*
+ * Set (or replace) name in s, allocating on owner (s itself, or the
+ * loadparm for [global]'s): 0, 1 when the section already holds
+ * LP_MAX_PARAMETRIC (nothing set), -1 out of memory.
+ */
+int lp_parametric_set(TALLOC_CTX *owner, struct lp_share *s,
+		      const char *name, const char *value);
+/* s's options as smb.conf lines; those equal in defaults left out */
+void lp_parametric_dump(FILE *f, const struct lp_share *s,
+			const struct lp_share *defaults, bool show_defaults);
+
 /* ---- values (param_value.c) ---- */
 
 /*

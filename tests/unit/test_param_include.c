@@ -171,6 +171,51 @@ static void round_trip(TALLOC_CTX *ctx, const char *conf, bool all)
 	talloc_free(v2);
 }
 
+/* "type:option" lines: kept per share for modules, [global]'s default */
+static void test_dump__parametric(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	static const char conf[] =
+		"[global]\nerror:ops = pwrite\nA:B = 1\n"
+		"[s]\npath = /s\nerror:nth = 3\nerror: OPS = fsync\n"
+		"[t]\npath = /t\n";
+	struct loaded l = load(ctx, conf);
+	const struct lp_share *s = share(&l, "s");
+	const struct lp_share *t = share(&l, "t");
+	char *text = dump_text(ctx, l.lp, false);
+	char *many = talloc_strdup(ctx, "[m]\npath = /m\n");
+	int i;
+
+	assert_int_equal(l.ret, 0);
+	assert_null(l.diags);
+	assert_string_equal(lp_parametric_get(s, "error", "ops"), "fsync");
+	assert_string_equal(lp_parametric_get(s, "Error", "n_th"), "3");
+	assert_string_equal(lp_parametric_get(s, "a", "b"), "1");
+	assert_string_equal(lp_parametric_get(t, "error", "ops"), "pwrite");
+	assert_null(lp_parametric_get(t, "error", "nth"));
+	assert_null(lp_parametric_get(t, "error", ""));
+	assert_non_null(strstr(text, "\terror:ops = pwrite\n\tA:B = 1\n"));
+	/* a share lists its own, not those it inherits */
+	assert_non_null(strstr(text, "\terror:ops = fsync\n\terror:nth = 3"
+			       "\n\n[t]"));
+	assert_null(strstr(strstr(text, "[t]"), ":"));
+	round_trip(ctx, conf, false);
+	round_trip(ctx, conf, true);
+	unload(&l);
+	for (i = 0; i < LP_MAX_PARAMETRIC + 1; i++) {
+		many = talloc_asprintf_append(many, "x:o%d = %d\n", i, i);
+	}
+	l = load(ctx, many);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(count_diags(l.diags), 1);
+	assert_non_null(find_diag(l.diags, LP_DIAG_WARNING,
+				  "more than 256 in one section"));
+	assert_int_equal(share(&l, "m")->num_parametric, LP_MAX_PARAMETRIC);
+	unload(&l);
+	talloc_free(text);
+	talloc_free(many);
+}
+
 static void test_dump__round_trip(void **state)
 {
 	static const char conf[] =
@@ -221,6 +266,7 @@ int main(void)
 		T(test_include__loop_detected),
 		T(test_include__missing_and_bad),
 		T(test_dump__round_trip),
+		T(test_dump__parametric),
 		T(test_dump__format),
 	};
 
