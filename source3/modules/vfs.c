@@ -18,6 +18,7 @@ static const struct vfs_ops *const vfs_registry[] = {
 	&vfs_noop_ops,
 	&vfs_streams_xattr_ops,
 	&vfs_acl_xattr_ops,
+	&vfs_error_ops,
 };
 
 static const struct vfs_ops *vfs_lookup(const char *name)
@@ -102,10 +103,57 @@ static NTSTATUS vfs_build_stack(struct vfs_handle *vfs,
 	return NT_STATUS_OK;
 }
 
+static bool vfs_copy_params(struct vfs_handle *vfs,
+			    const struct lp_parametric *params, size_t n)
+{
+	struct lp_parametric *p = NULL;
+	size_t i;
+
+	if (n == 0) {
+		return true;
+	}
+	p = talloc_array(vfs, struct lp_parametric, n);
+	if (p == NULL) {
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		p[i].name = talloc_strdup(p, params[i].name);
+		p[i].value = talloc_strdup(p, params[i].value);
+		if (p[i].name == NULL || p[i].value == NULL) {
+			return false;
+		}
+	}
+	vfs->parametric = p;
+	vfs->num_parametric = n;
+	return true;
+}
+
+const char *vfs_parametric(const struct vfs_handle *vfs, const char *type,
+			   const char *option)
+{
+	struct lp_share s = {
+		/* only read through s */
+		.parametric = (struct lp_parametric *)vfs->parametric,
+		.num_parametric = vfs->num_parametric,
+	};
+
+	return lp_parametric_get(&s, type, option);
+}
+
 NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			  const char *share_name, const char *path,
 			  const char *const *vfs_objects,
 			  bool io_uring_enabled, struct vfs_handle **out)
+{
+	return vfs_connect_params(mem_ctx, ev, share_name, path, vfs_objects,
+				  NULL, 0, io_uring_enabled, out);
+}
+
+NTSTATUS vfs_connect_params(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+			    const char *share_name, const char *path,
+			    const char *const *vfs_objects,
+			    const struct lp_parametric *params, size_t n,
+			    bool io_uring_enabled, struct vfs_handle **out)
 {
 	struct vfs_handle *vfs = talloc_zero(mem_ctx, struct vfs_handle);
 	struct vfs_module *m = NULL;
@@ -113,6 +161,10 @@ NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	int ret;
 
 	if (vfs == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (!vfs_copy_params(vfs, params, n)) {
+		talloc_free(vfs);
 		return NT_STATUS_NO_MEMORY;
 	}
 	vfs->ev = ev;
@@ -162,9 +214,10 @@ NTSTATUS vfs_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	if (ret < 0) {
 		return ntstatus_from_errno(-ret);
 	}
-	status = vfs_connect_path(mem_ctx, ev, share->name, share->path,
-				  (const char *const *)share->vfs_objects,
-				  io_uring_enabled, out);
+	status = vfs_connect_params(mem_ctx, ev, share->name, share->path,
+				    (const char *const *)share->vfs_objects,
+				    share->parametric, share->num_parametric,
+				    io_uring_enabled, out);
 	vfs_unbecome(&probe);
 	if (NT_STATUS_IS_OK(status)) {
 		(*out)->token = token;

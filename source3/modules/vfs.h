@@ -33,6 +33,7 @@
 #include "lib/util/unix_token.h"
 
 struct lp_share;
+struct lp_parametric;
 struct vfs_module;
 struct smbd_share_names;
 struct samsid_map;
@@ -76,6 +77,13 @@ struct vfs_handle {
 	 * always a pwrite under the switch (one worker)
 	 */
 	size_t ring_write_min;
+	/*
+	 * The share's parametric options ("error:ops = pwrite" ...,
+	 * lib/param/param.h), copied at connect: modules read theirs
+	 * with vfs_parametric() or walk the array in their connect
+	 */
+	const struct lp_parametric *parametric;
+	size_t num_parametric;
 	/* modes of new files and directories (create mask etc. applied) */
 	mode_t file_mode;               /* default 0644 */
 	mode_t dir_mode;                /* default 0755 */
@@ -317,6 +325,20 @@ NTSTATUS vfs_connect_path(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 			  const char *share_name, const char *path,
 			  const char *const *vfs_objects,
 			  bool io_uring_enabled, struct vfs_handle **out);
+
+/*
+ * The same with parametric options (n of them, copied onto the handle
+ * before the modules' connect runs): tests of modules that take options.
+ */
+NTSTATUS vfs_connect_params(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+			    const char *share_name, const char *path,
+			    const char *const *vfs_objects,
+			    const struct lp_parametric *params, size_t n,
+			    bool io_uring_enabled, struct vfs_handle **out);
+
+/* The value of parametric option "type:option", or NULL (modules). */
+const char *vfs_parametric(const struct vfs_handle *vfs, const char *type,
+			   const char *option);
 
 /*
  * Opening: flags as open(2) (O_RDONLY, O_PATH, O_DIRECTORY ...); st may be
@@ -571,5 +593,6 @@ extern const struct vfs_ops vfs_io_uring_ops;
 extern const struct vfs_ops vfs_noop_ops;
 extern const struct vfs_ops vfs_streams_xattr_ops;
 extern const struct vfs_ops vfs_acl_xattr_ops;
+extern const struct vfs_ops vfs_error_ops;
 
 #endif
