@@ -13,7 +13,13 @@ fsyncs, so that these tests can fail when the server is wrong.
   FLUSH answered before its fsync finished sees one line too few.  Checked
   after every reply, not at the end.
 
-Every test runs under the three server variants: the syscall path
+- The ring refused (RELIABILITY T11): io_uring_setup answered EPERM by a
+  seccomp filter, RLIMIT_MEMLOCK at 64 KiB, `io_uring = no`,
+  RINGSMB_NO_IO_URING: a 1 MiB put and get with identical checksums, the
+  reason logged once.  kernel.io_uring_disabled only on request
+  (RINGSMB_FAULTS_SYSCTL=1): it is machine-wide.
+
+The VFS tests run under the three server variants: the syscall path
 (default, no_io_uring) and the ring path (vfs_io_uring: vfs_error above
 vfs_io_uring) differ.  ringsmb only: vfs_error is ringsmb's module.
 """
@@ -306,3 +312,135 @@ def test_no_fsync_without_strict_sync(fsrv):
         assert fsyncs(log) == n0 + 1
         f.close()
     assert p.read_bytes() == b"datasync"
+
+
+# ------------------------------------------- the ring refused (RELIABILITY T11)
+
+# Runs smbd (argv[2:]) after making io_uring unavailable the way argv[1]
+# says, without privileges: "seccomp" installs a filter answering EPERM to
+# io_uring_setup (425 on x86-64 and arm64), "memlock" lowers
+# RLIMIT_MEMLOCK to 64 KiB.  Both hold across the exec.
+LAUNCHER = r'''
+import ctypes, os, resource, struct, sys
+if sys.argv[1] == "seccomp":
+    code = [(0x20, 0, 0, 0),                    # A = seccomp_data.nr
+            (0x15, 0, 1, 425),                  # A == io_uring_setup?
+            (0x06, 0, 0, 0x00050000 | 1),       # SECCOMP_RET_ERRNO|EPERM
+            (0x06, 0, 0, 0x7FFF0000)]           # SECCOMP_RET_ALLOW
+    filt = ctypes.create_string_buffer(
+        b"".join(struct.pack("HBBI", *c) for c in code))
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    prog = Prog(len(code), ctypes.addressof(filt))
+    libc = ctypes.CDLL(None, use_errno=True)
+    U = ctypes.c_ulong
+    if libc.prctl(38, U(1), U(0), U(0), U(0)) != 0 or \
+            libc.prctl(22, U(2), ctypes.byref(prog), U(0), U(0)) != 0:
+        sys.exit("seccomp: " + os.strerror(ctypes.get_errno()))
+elif sys.argv[1] == "memlock":
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (65536, 65536))
+os.execv(sys.argv[2], sys.argv[2:])
+'''
+
+
+def ring_refused_server(tree, how, shares):
+    import platform
+    import sys
+    from conftest import RingsmbServer
+    if how == "seccomp" and platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("io_uring_setup's number is known here for x86-64 "
+                    "and arm64 only, not %s" % platform.machine())
+
+    class Server(RingsmbServer):
+        def command(self):
+            return [sys.executable, "-c", LAUNCHER, how] + \
+                super().command()
+
+        def env(self):
+            env = super().env()
+            if how == "env":
+                env["RINGSMB_NO_IO_URING"] = "1"
+            return env
+    conf = "no" if how == "conf" else "yes"
+    return Server(tree, "default", {"io_uring": conf}, shares).start()
+
+
+def put_get_1mib(srv, d):
+    data = os.urandom(1024 * KiB)
+    p = scratch_file(d, "ring-off.bin")
+    with Client(srv.port, share="w") as c:
+        f = c.open(p.name)
+        for off in range(0, len(data), 256 * KiB):
+            assert f.write(data[off:off + 256 * KiB], off) == 256 * KiB
+        assert sha256_file(p) == hashlib.sha256(data).hexdigest()
+        got = b"".join(f.read(off, 256 * KiB)
+                       for off in range(0, len(data), 256 * KiB))
+        f.close()
+    assert hashlib.sha256(got).hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def ring_state_lines(text):
+    return [ln for ln in text.splitlines()
+            if "io_uring unavailable" in ln or "io_uring disabled" in ln]
+
+
+@pytest.mark.parametrize("how", ["seccomp", "memlock", "conf", "env"])
+def test_ring_refused_falls_back(share_tree, how):
+    """io_uring_setup refused (seccomp: EPERM), RLIMIT_MEMLOCK at 64 KiB
+    (which kernels since 5.12 no longer charge rings to: there the ring
+    may well come up), `io_uring = no`, RINGSMB_NO_IO_URING=1: the server
+    serves a 1 MiB put and get with identical checksums, and when the
+    ring is off the log says why exactly once."""
+    base, d = make_scratch_dir("ringsmb-ringoff-")
+    srv = ring_refused_server(share_tree, how, [
+        {"name": "w", "path": d, "read_only": False}])
+    try:
+        put_get_1mib(srv, d)
+        text = srv.log_text()
+    finally:
+        finish_server(srv)
+        shutil.rmtree(base, ignore_errors=True)
+    why = ring_state_lines(text)
+    if how == "seccomp":
+        assert "io_uring: off" in text
+        assert len(why) == 1, why
+        assert "Operation not permitted" in why[0]
+        assert "seccomp" in why[0]
+    elif how in ("conf", "env"):
+        assert "io_uring: off" in text
+        assert len(why) == 1, why
+        assert "disabled by configuration" in why[0]
+    elif "io_uring: off" in text:
+        assert len(why) == 1, why
+    else:
+        assert "io_uring: on" in text and why == []
+
+
+def test_ring_disabled_by_sysctl(share_tree):
+    """kernel.io_uring_disabled = 2: the kernel refuses every ring."""
+    knob = Path("/proc/sys/kernel/io_uring_disabled")
+    if not knob.exists():
+        pytest.skip("this kernel has no kernel.io_uring_disabled (< 6.6)")
+    if os.environ.get("RINGSMB_FAULTS_SYSCTL") != "1":
+        pytest.skip("kernel.io_uring_disabled is machine-wide and would "
+                    "take io_uring from everything else running here; "
+                    "set RINGSMB_FAULTS_SYSCTL=1 on a machine of its own")
+    if not os.access(knob, os.W_OK):
+        pytest.skip("kernel.io_uring_disabled is not writable (needs root)")
+    old = knob.read_text().strip()
+    base, d = make_scratch_dir("ringsmb-ringoff-")
+    try:
+        knob.write_text("2\n")
+        srv = ring_refused_server(share_tree, "none", [
+            {"name": "w", "path": d, "read_only": False}])
+        try:
+            put_get_1mib(srv, d)
+            text = srv.log_text()
+        finally:
+            finish_server(srv)
+    finally:
+        knob.write_text(old + "\n")
+        shutil.rmtree(base, ignore_errors=True)
+    assert "io_uring: off" in text
+    assert len(ring_state_lines(text)) == 1, ring_state_lines(text)
