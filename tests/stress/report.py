@@ -32,7 +32,8 @@ def _old_data(text):
 def update(path, results):
     text = path.read_text() if path.exists() else ""
     data = _old_data(text)
-    data.update(results)
+    for name, r in results.items():
+        data[name + (".long" if r["mode"] == "long" else "")] = r
     block = render(data)
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
@@ -211,7 +212,21 @@ def _sections(d):
     return s
 
 
-def render(d):
+def latest(data):
+    """Per part the record shown: the newer of its short and long runs;
+    on the same day the long one."""
+    view = {}
+    for key, r in data.items():
+        name = key.split(".")[0]
+        old = view.get(name)
+        if old is None or (r["date"], r["mode"] == "long") > \
+                (old["date"], old["mode"] == "long"):
+            view[name] = r
+    return view
+
+
+def render(data):
+    d = latest(data)
     lines = [BEGIN, ""]
     lines.append("## Goals G1-G11 as measured by `make stress`\n")
     lines.append("Written by `tests/stress/run.py` (`make stress`, short "
@@ -240,6 +255,6 @@ def render(d):
     lines.append("## Stress parts\n")
     lines += _sections(d)
     lines.append("<!-- stress:data\n%s\n-->" % json.dumps(
-        d, indent=1, sort_keys=True))
+        data, indent=1, sort_keys=True))
     lines.append(END)
     return "\n".join(lines)
