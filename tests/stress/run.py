@@ -52,7 +52,11 @@ def main():
                     help="release smbd (rates, symlink race, churn, soak)")
     ap.add_argument("--asan-smbd", default=str(common.ASAN_SMBD),
                     help="ASan+UBSan smbd (races)")
+    ap.add_argument("--note", default="",
+                    help="a remark kept with this run's figures (e.g. what "
+                    "else ran on the machine)")
     args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)
     parts = [p for p in (args.only or PARTS) if p not in args.skip]
     mode = "long" if args.long else "short"
     command = "make stress" + (" LONG=1" if args.long else "")
@@ -68,6 +72,7 @@ def main():
             continue
         base = tempfile.mkdtemp(prefix="ringsmb-stress-")
         t0 = time.monotonic()
+        load = os.getloadavg()[0]
         print("== %s" % name)
         try:
             tree = common.make_tree(base) if name != "fuzz" else None
@@ -90,6 +95,7 @@ def main():
                     " ".join("--only " + p for p in parts)),
                 "date": datetime.date.today().isoformat(),
                 "machine": common.machine(), "seconds": round(took),
+                "load1": round(load, 1), "note": args.note,
                 "ok": not problems, "problems": [p[:300] for p in problems],
                 "figures": fig}
     if args.report and results:

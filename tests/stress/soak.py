@@ -19,8 +19,8 @@ import json
 import subprocess
 import time
 
-from common import (REPO, fd_count, probe, rss_kib, slope_per_10min,
-                    start_server, stop_server)
+from common import (REPO, fd_count, probe, rss_kib, settle_fds,
+                    slope_per_10min, start_server, stop_server)
 
 SMB2BENCH = REPO / "bin" / "smb2bench"
 SAMPLE_EVERY = 10
@@ -133,6 +133,9 @@ def run(tree, long_mode, binary):
     srv = start_server(tree, binary, "default",
                        shares=[{"name": "rw", "path": str(scratch),
                                 "read_only": False}])
+    # the readiness check's connection may still be closing: baseline
+    # after a moment
+    time.sleep(2)
     fd_idle = fd_count(srv.pid)
     print("  soak: %d connections, %d min, samples every %d s"
           % (conns, minutes, SAMPLE_EVERY))
@@ -152,7 +155,7 @@ def run(tree, long_mode, binary):
         "%d/%.1f/%d" % x for x in samples))
     b, berr = burst(srv)
     problems += berr
-    fd_after = fd_count(srv.pid)
+    fd_after = settle_fds(srv.pid, fd_idle, 30)
     print("    burst: RSS %(before_mib)s MiB before, %(peak_mib)s peak, "
           "%(at5_mib)s 5 s after, %(after_mib)s %(after_s)d s after" % b)
     if not srv.alive():
