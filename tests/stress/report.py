@@ -198,7 +198,7 @@ def _sections(d):
         s.append("|---|---|---|---|---|")
         for r in f["races"]:
             s.append("| %s | %d | %s | %s | %d |" % (
-                r["name"], r["iterations"], r["seconds"],
+                r["name"].replace("||", "\u2225"), r["iterations"], r["seconds"],
                 ", ".join("%s %d" % kv for kv in sorted(
                     r["answers"].items())), r["unanswered"]))
         s.append("\nServer crashes: %d; sanitizer reports: %d.\n"
