@@ -89,6 +89,9 @@ static char *read_all(TALLOC_CTX *mem_ctx, const char *prog, int fd,
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
+		if (n < 0 && errno == ECONNRESET) {
+			n = 0;          /* refused before it read the request */
+		}
 		if (n < 0) {
 			fprintf(stderr, "%s: read: %s\n", prog,
 				strerror(errno));
@@ -136,7 +139,7 @@ int ctl_request(TALLOC_CTX *mem_ctx, const char *prog, const char *configfile,
 	nl = memchr(answer, '\n', len);
 	if (nl == NULL) {
 		fprintf(stderr, "%s: smbd closed the connection without an "
-			"answer\n", prog);
+			"answer (it answers root only)\n", prog);
 		return 1;
 	}
 	*nl = '\0';

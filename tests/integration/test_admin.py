@@ -243,6 +243,37 @@ def test_status_refused_to_non_root(admin_server):
         d.rmdir()
 
 
+def test_control_checks_credentials_itself(admin_server):
+    """Even with the socket file opened to everyone (an admin's chmod),
+    smbd answers nobody but root: it checks SO_PEERCRED, not only the
+    file mode."""
+    sock = admin_server.tmp / "lock" / "smbd.ctl"
+    d = Path(tempfile.mkdtemp(prefix="ringsmb-admin-conf-"))
+    conf = d / "smb.conf"
+    try:
+        d.chmod(0o755)
+        conf.write_text(admin_server.conf.read_text())
+        conf.chmod(0o644)
+        for p in (admin_server.tmp, admin_server.tmp / "lock"):
+            p.chmod(p.stat().st_mode | 0o755)
+        sock.chmod(0o666)
+        p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                            "--clear-groups", str(tool_binary("smbcontrol")),
+                            "-s", str(conf), "smbd", "shutdown"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=30)
+        assert p.returncode == 1
+        assert b"without an answer" in p.stderr, p.stderr
+        assert admin_server.alive()
+        rc, out, err = tool(admin_server, "smbcontrol", "smbd", "ping")
+        assert rc == 0, err
+    finally:
+        sock.chmod(0o600)
+        admin_server.tmp.chmod(0o700)
+        conf.unlink()
+        d.rmdir()
+
+
 def test_status_without_daemon(tmp_path):
     conf = tmp_path / "smb.conf"
     conf.write_text("[global]\n  lock directory = %s\n" % tmp_path)

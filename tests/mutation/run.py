@@ -87,11 +87,18 @@ MUTANTS = [
      "#define VFS_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)",
      "#define VFS_RESOLVE (RESOLVE_NO_MAGICLINKS)"),
     ("read-only-share-truncates",
-     "a read-only share lets a CREATE truncate a file",
+     "a read-only share lets a CREATE truncate a file (one of two checks: "
+     "the share's maximum access denies it too, so this one is expected "
+     "to survive)",
      "source3/smbd/files/create_open.c",
      "if (p->read_only_share && disp_truncates(p->disposition)) {",
      "if (false && p->read_only_share && "
      "disp_truncates(p->disposition)) {"),
+    ("read-only-share-writable",
+     "a read-only share grants write access",
+     "source3/smbd/commands/create.c",
+     "\ta->max_access = tcon->read_only ? SMBD_MAX_ACCESS_READ_ONLY :",
+     "\ta->max_access = false ? SMBD_MAX_ACCESS_READ_ONLY :"),
     ("brlock-io-unchecked",
      "READ and WRITE ignore other opens' byte-range locks",
      "source3/smbd/files/brlock.c",
@@ -190,15 +197,16 @@ def integration(wt, files, log):
     return True, None
 
 
-def apply(wt, m, undo=False):
+def apply(wt, m):
+    """The mutant put in; the file's original text, or None when the
+    text to replace is not there exactly once."""
     _, _, path, old, new = m
     f = wt.path / path
     text = f.read_text()
-    a, b = (new, old) if undo else (old, new)
-    if text.count(a) != 1:
-        return False
-    f.write_text(text.replace(a, b))
-    return True
+    if text.count(old) != 1:
+        return None
+    f.write_text(text.replace(old, new))
+    return text
 
 
 def write_doc(results, suite, seconds):
@@ -261,7 +269,8 @@ def main():
         for m in mutants:
             r = {"id": m[0], "what": m[1], "file": m[2]}
             t1 = time.monotonic()
-            if not apply(wt, m):
+            original = apply(wt, m)
+            if original is None:
                 r["outcome"] = "does not apply"
             elif wt.waf("build", log=log)[0] != 0:
                 r["outcome"] = "does not build"
@@ -271,8 +280,8 @@ def main():
                     ok, by = integration(wt, files, log)
                 r["outcome"] = "survived" if ok else "killed"
                 r["by"] = by
-            if r["outcome"] != "does not apply":
-                apply(wt, m, undo=True)
+            if original is not None:
+                (wt.path / m[2]).write_text(original)
             r["seconds"] = round(time.monotonic() - t1)
             results.append(r)
             print("mutation: %-28s %-14s %s" % (r["id"], r["outcome"],
