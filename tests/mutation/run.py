@@ -11,7 +11,7 @@ temporary directory with its own build dir, so the checkout and its
 build/ are never touched.
 
     tests/mutation/run.py [--suite quick|full] [--only ID,...] [--list]
-                          [--write-doc]
+                          [--write-doc] [--integration-only]
 
 --suite quick (default): every unit test, then the integration files in
 QUICK; full: every integration file.  A mutant is killed by the first
@@ -209,26 +209,32 @@ def apply(wt, m):
     return text
 
 
-def write_doc(results, suite, seconds):
+def write_doc(results, suite, seconds, integration_only=False):
     doc = REPO / "docs" / "reliability.md"
-    begin, end = "<!-- mutation:begin -->", "<!-- mutation:end -->"
+    tag = "mutation-wire" if integration_only else "mutation"
+    begin, end = "<!-- %s:begin -->" % tag, "<!-- %s:end -->" % tag
     killed = sum(1 for r in results if r["outcome"] == "killed")
-    lines = [begin, "## Mutation testing", "",
+    lines = [begin, "## Mutation testing" +
+             (" through the wire alone" if integration_only else ""), "",
              "`tests/mutation/run.py --suite %s` on %s (git %s, %.0f min): "
              "**%d of %d mutants killed**. Each mutant is one small bug put "
              "into the daemon; the suite runs against it in a worktree of "
-             "its own; the first failing step kills it." % (
+             "its own; the first failing step kills it%s." % (
                  suite, time.strftime("%Y-%m-%d"),
                  subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                                 cwd=str(REPO), stdout=subprocess.PIPE,
                                 text=True).stdout.strip(),
-                 seconds / 60, killed, len(results)), "",
+                 seconds / 60, killed, len(results),
+                 "; unit tests skipped (--integration-only), so each kill is "
+                 "a test through the wire" if integration_only else ""), "",
              "| mutant | the bug | outcome | killed by |", "|---|---|---|---|"]
     for r in results:
         lines.append("| %s | %s | %s | %s |" % (
             r["id"], r["what"], r["outcome"],
             (r.get("by") or "").replace("|", "\\|")))
-    lines += ["", "A mutant that survives is a test that is missing.", end]
+    lines += ["", "A mutant that survives is a test that is missing, "
+              "unless another check makes the bug harmless (its row says "
+              "so).", end]
     block = "\n".join(lines) + "\n"
     text = doc.read_text() if doc.exists() else "# Reliability\n\n"
     if begin in text and end in text:
@@ -246,6 +252,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--write-doc", action="store_true")
+    ap.add_argument("--integration-only", action="store_true",
+                    help="skip the unit tests: does the wire catch it?")
     a = ap.parse_args()
     mutants = [m for m in MUTANTS
                if not a.only or m[0] in a.only.split(",")]
@@ -275,7 +283,8 @@ def main():
             elif wt.waf("build", log=log)[0] != 0:
                 r["outcome"] = "does not build"
             else:
-                ok, by = unit_tests(wt, log)
+                ok, by = (True, None) if a.integration_only else \
+                    unit_tests(wt, log)
                 if ok:
                     ok, by = integration(wt, files, log)
                 r["outcome"] = "survived" if ok else "killed"
@@ -293,7 +302,7 @@ def main():
                                                     seconds))
     (base / "results.json").write_text(json.dumps(results, indent=1))
     if a.write_doc:
-        write_doc(results, a.suite, seconds)
+        write_doc(results, a.suite, seconds, a.integration_only)
     shutil.rmtree(base / "wt", ignore_errors=True)
     return 0 if killed == len(results) else 1
 
