@@ -64,6 +64,41 @@ static int connect_to(const char *prog, const char *path)
 	return fd;
 }
 
+/*
+ * The request line; without SIGPIPE: smbd closes at once on a caller
+ * it does not answer.
+ */
+static int send_line(const char *prog, int fd, const char *line)
+{
+	char *buf = talloc_asprintf(NULL, "%s\n", line);
+	size_t len, off = 0;
+	ssize_t n;
+
+	if (buf == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	len = strlen(buf);
+	while (off < len) {
+		n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			fprintf(stderr, "%s: smbd closed the connection%s: "
+				"%s\n", prog, errno == EPIPE ||
+				errno == ECONNRESET ?
+				" (it answers root only)" : "",
+				strerror(errno));
+			talloc_free(buf);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	talloc_free(buf);
+	return 0;
+}
+
 /* Everything smbd sends until it closes; NULL on errors (said). */
 static char *read_all(TALLOC_CTX *mem_ctx, const char *prog, int fd,
 		      size_t *len)
@@ -126,8 +161,7 @@ int ctl_request(TALLOC_CTX *mem_ctx, const char *prog, const char *configfile,
 	if (fd < 0) {
 		return 1;
 	}
-	if (dprintf(fd, "%s\n", line) < 0) {
-		fprintf(stderr, "%s: write: %s\n", prog, strerror(errno));
+	if (send_line(prog, fd, line) != 0) {
 		close(fd);
 		return 1;
 	}
