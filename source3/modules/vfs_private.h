@@ -19,4 +19,12 @@ NTSTATUS vfs_status(int ret);
 /* closes fh->fd: every vfs_fh gets it */
 int vfs_fh_destructor(struct vfs_fh *fh);
 
+/*
+ * vfs_params.c: params[0, n) copied onto vfs (vfs_parametric reads
+ * them); false: no memory.
+ */
+struct lp_parametric;
+bool vfs_copy_params(struct vfs_handle *vfs,
+		     const struct lp_parametric *params, size_t n);
+
 #endif
