@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -118,6 +119,37 @@ static void requests(struct metrics_client *c, const struct smbd_stats *st)
 	put(c, "ringsmb_request_duration_seconds_count %llu\n", cum);
 }
 
+/* The plain counters of struct smbd_stats, in the page's order. */
+static const struct {
+	const char *name;
+	const char *help;
+	size_t offset;
+} counters[] = {
+#define C(name, field, help) \
+	{ name, help, offsetof(struct smbd_stats, field) }
+	C("ringsmb_read_bytes_total", bytes_read,
+	  "File data returned by READ."),
+	C("ringsmb_written_bytes_total", bytes_written,
+	  "File data received in WRITE."),
+	C("ringsmb_received_bytes_total", bytes_in,
+	  "Bytes of SMB frames received, NetBIOS headers included."),
+	C("ringsmb_sent_bytes_total", bytes_out,
+	  "Bytes of SMB frames queued to send, NetBIOS headers included."),
+	C("ringsmb_credits_granted_total", credits_granted,
+	  "Credits granted in responses."),
+	C("ringsmb_connections_accepted_total", conns_accepted,
+	  "Client connections accepted."),
+	C("ringsmb_logons_total", logons,
+	  "Completed logons (SESSION_SETUP), successful or not."),
+	C("ringsmb_logon_failures_total", logons_failed,
+	  "Logons that failed."),
+	C("ringsmb_spliced_reads_total", reads_spliced,
+	  "READs answered from a pipe (smb2 read mode = splice)."),
+	C("ringsmb_zerocopy_sends_total", sends_zerocopy,
+	  "Responses sent with SENDMSG_ZC (smb2 read mode = zerocopy)."),
+#undef C
+};
+
 static void render(struct metrics_client *c)
 {
 	struct smbd_server *server = c->m->server;
@@ -126,7 +158,7 @@ static void render(struct metrics_client *c)
 	struct uring_stats ring;
 	unsigned crypto_queued;
 	struct gauges g;
-	size_t leases = 0;
+	size_t leases = 0, i;
 
 	count_gauges(server, &g);
 	for (l = server->leases; l != NULL; l = l->next) {
@@ -134,31 +166,11 @@ static void render(struct metrics_client *c)
 	}
 	smbd_workers_stats(server, &ring, &crypto_queued);
 	requests(c, st);
-	one(c, "ringsmb_read_bytes_total", "counter",
-	    "File data returned by READ.", st->bytes_read);
-	one(c, "ringsmb_written_bytes_total", "counter",
-	    "File data received in WRITE.", st->bytes_written);
-	one(c, "ringsmb_received_bytes_total", "counter",
-	    "Bytes of SMB frames received, NetBIOS headers included.",
-	    st->bytes_in);
-	one(c, "ringsmb_sent_bytes_total", "counter",
-	    "Bytes of SMB frames queued to send, NetBIOS headers included.",
-	    st->bytes_out);
-	one(c, "ringsmb_credits_granted_total", "counter",
-	    "Credits granted in responses.", st->credits_granted);
-	one(c, "ringsmb_connections_accepted_total", "counter",
-	    "Client connections accepted.", st->conns_accepted);
-	one(c, "ringsmb_logons_total", "counter",
-	    "Completed logons (SESSION_SETUP), successful or not.",
-	    st->logons);
-	one(c, "ringsmb_logon_failures_total", "counter",
-	    "Logons that failed.", st->logons_failed);
-	one(c, "ringsmb_spliced_reads_total", "counter",
-	    "READs answered from a pipe (smb2 read mode = splice).",
-	    st->reads_spliced);
-	one(c, "ringsmb_zerocopy_sends_total", "counter",
-	    "Responses sent with SENDMSG_ZC (smb2 read mode = zerocopy).",
-	    st->sends_zerocopy);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		one(c, counters[i].name, "counter", counters[i].help,
+		    *(const uint64_t *)((const char *)st +
+					counters[i].offset));
+	}
 	one(c, "ringsmb_uring_enter_calls_total", "counter",
 	    "io_uring_enter system calls that submitted, all workers.",
 	    ring.enter_calls);
