@@ -122,6 +122,31 @@ uint16_t uring_set_personality(struct uring *ring, uint16_t id);
  */
 bool uring_is_owner(const struct uring *ring);
 
+/*
+ * Faults on purpose, for tests (vfs_error's "error:ring", docs/vfs.md):
+ * the next lone operation started on ring after uring_fault_arm (not a
+ * linked chain, not a cancel) does not do what it was asked.
+ *
+ *   URING_FAULT_EAGAIN  it completes with -EAGAIN and touches nothing (a
+ *                       NOP goes to the kernel in its place), as the
+ *                       kernel answers a non-blocking request it cannot
+ *                       serve at once;
+ *   URING_FAULT_HANG    its CQE never comes: a timeout of a year goes to
+ *                       the kernel in its place, so it ends only when
+ *                       cancelled (-ECANCELED), like an I/O stuck in a
+ *                       dead device.
+ *
+ * Arming again replaces the last fault; URING_FAULT_NONE disarms (a
+ * caller arms right before its _send call and disarms right after, in
+ * case nothing was started on the ring).
+ */
+enum uring_fault {
+	URING_FAULT_NONE = 0,
+	URING_FAULT_EAGAIN,
+	URING_FAULT_HANG,
+};
+void uring_fault_arm(struct uring *ring, enum uring_fault fault);
+
 /* Counters since the ring was created. */
 struct uring_stats {
 	uint64_t enter_calls;     /* io_uring_enter syscalls (submits) */
@@ -130,6 +155,7 @@ struct uring_stats {
 	uint64_t cqes_reaped;     /* CQEs consumed */
 	uint64_t inflight;        /* SQEs submitted, last CQE not yet seen */
 	uint64_t queued;          /* SQEs waiting in user space */
+	uint64_t faults;          /* operations faulted (uring_fault_arm) */
 };
 void uring_get_stats(struct uring *ring, struct uring_stats *st);
 
@@ -178,8 +204,9 @@ int uring_chain_recv(struct tevent_req *req, int32_t *results, size_t n);
 /*
  * File I/O.  off + len must be <= INT64_MAX (-EINVAL).  Short transfers
  * are continued until len bytes are done; pread stops early only at EOF
- * (*nread < len).  EINTR/EAGAIN are retried.  A pwrite that makes no
- * progress fails with -EIO.
+ * (*nread < len).  EINTR is retried; EAGAIN twice more, then returned
+ * (the caller may block elsewhere).  A pwrite that makes no progress
+ * fails with -EIO.  tevent_req_cancel works in flight (-ECANCELED).
  */
 struct tevent_req *uring_pread_send(TALLOC_CTX *mem_ctx,
 				    struct tevent_context *ev,

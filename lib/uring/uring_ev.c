@@ -111,6 +111,11 @@ void uring_queue_unit(struct uring *r, struct uring_op *first, unsigned n)
 {
 	unsigned i;
 
+	if (r->fault_armed != URING_FAULT_NONE && n == 1 &&
+	    !first->is_cancel) {
+		first->fault = r->fault_armed;
+		r->fault_armed = URING_FAULT_NONE;
+	}
 	first->unit = n;
 	for (i = 0; i < n; i++) {
 		uring_enqueue(r, first + i);
@@ -138,6 +143,28 @@ void uring_unqueue(struct uring *r, struct uring_op *op)
 	URING_STAT_SUB(r, queued, 1);
 }
 
+void uring_fault_arm(struct uring *r, enum uring_fault fault)
+{
+	r->fault_armed = (uint8_t)fault;
+}
+
+/* What goes to the kernel in a faulted op's place (uring_fault_arm). */
+static void uring_fault_sqe(struct uring *r, struct uring_op *op,
+			    struct io_uring_sqe *sqe)
+{
+	static struct __kernel_timespec a_year = {
+		.tv_sec = 365 * 24 * 3600,
+	};
+
+	memset(sqe, 0, sizeof(*sqe));
+	if (op->fault == URING_FAULT_HANG) {
+		io_uring_prep_timeout(sqe, &a_year, 0, 0);
+	} else {
+		io_uring_prep_nop(sqe);
+	}
+	URING_STAT_ADD(r, faults, 1);
+}
+
 static void uring_stage_op(struct uring *r, struct uring_op *op)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
@@ -145,6 +172,9 @@ static void uring_stage_op(struct uring *r, struct uring_op *op)
 	/* the caller checked io_uring_sq_space_left() */
 	uring_unqueue(r, op);
 	*sqe = op->sqe;
+	if (op->fault != URING_FAULT_NONE) {
+		uring_fault_sqe(r, op, sqe);
+	}
 	io_uring_sqe_set_data(sqe, op);
 	op->staged = true;
 	op->grp->in_kernel++;
@@ -603,4 +633,5 @@ void uring_get_stats(struct uring *ring, struct uring_stats *st)
 	st->cqes_reaped = __atomic_load_n(&s->cqes_reaped, __ATOMIC_RELAXED);
 	st->inflight = __atomic_load_n(&s->inflight, __ATOMIC_RELAXED);
 	st->queued = __atomic_load_n(&s->queued, __ATOMIC_RELAXED);
+	st->faults = __atomic_load_n(&s->faults, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,14 @@
 
 #define URING_MORE 1
 
+/*
+ * -EAGAIN from the ring (a file opened O_NONBLOCK, a device that would
+ * block) is tried again this many times, then returned: the caller falls
+ * back to a call that may block (vfs_io_uring) instead of the ring
+ * spinning on it.
+ */
+#define URING_RW_EAGAIN_RETRIES 2
+
 struct uring_rw_state {
 	struct tevent_context *ev;
 	struct uring *ring;
@@ -24,6 +32,8 @@ struct uring_rw_state {
 	off_t off;
 	size_t done;
 	void *keep;
+	unsigned eagain;                /* in a row, without progress */
+	uint8_t fault;                  /* uring_fault_arm: every step */
 };
 
 static void uring_rw_done(struct tevent_req *subreq);
@@ -40,9 +50,14 @@ static int uring_io_range_check(off_t off, size_t len)
 /* One transfer's result: URING_MORE, 0 when complete, or -errno. */
 static int uring_rw_advance(struct uring_rw_state *s, int64_t res)
 {
-	if (res == -EINTR || res == -EAGAIN) {
+	if (res == -EAGAIN) {
+		return ++s->eagain > URING_RW_EAGAIN_RETRIES ? -EAGAIN :
+			URING_MORE;
+	}
+	if (res == -EINTR) {
 		return URING_MORE;
 	}
+	s->eagain = 0;
 	if (res < 0) {
 		return (int)res;
 	}
@@ -105,8 +120,11 @@ static int uring_rw_step(struct tevent_req *req)
 {
 	struct uring_rw_state *s = tevent_req_data(req, struct uring_rw_state);
 
+	/* a fault armed for this call holds for every SQE of it */
+	uring_fault_arm(s->ring, s->fault);
 	s->subreq = uring_req_send(s, s->ev, s->ring, uring_rw_prep, s,
 				   s->keep);
+	uring_fault_arm(s->ring, URING_FAULT_NONE);
 	if (s->subreq == NULL) {
 		return -ENOMEM;
 	}
@@ -138,6 +156,13 @@ static void uring_rw_done(struct tevent_req *subreq)
 		return;
 	}
 	tevent_req_done(req);
+}
+
+static bool uring_rw_cancel(struct tevent_req *req)
+{
+	struct uring_rw_state *s = tevent_req_data(req, struct uring_rw_state);
+
+	return s->subreq != NULL && tevent_req_cancel(s->subreq);
 }
 
 /* Finished early (timeout, error) or freed: drop the sub-request. */
@@ -180,8 +205,10 @@ static struct tevent_req *uring_rw_send(TALLOC_CTX *mem_ctx,
 	*s = (struct uring_rw_state) {
 		.ev = ev, .ring = ring, .fd = fd, .write = write,
 		.buf = buf, .len = len, .off = off, .keep = keep,
+		.fault = ring != NULL ? ring->fault_armed : URING_FAULT_NONE,
 	};
 	tevent_req_set_cleanup_fn(req, uring_rw_cleanup);
+	tevent_req_set_cancel_fn(req, uring_rw_cancel);
 	ret = uring_rw_start(req, s);
 	if (ret == URING_MORE) {
 		return req;
@@ -306,6 +333,14 @@ static void uring_fsync_done(struct tevent_req *subreq)
 	tevent_req_done(req);
 }
 
+static bool uring_fsync_cancel(struct tevent_req *req)
+{
+	struct uring_fsync_state *s = tevent_req_data(
+		req, struct uring_fsync_state);
+
+	return s->subreq != NULL && tevent_req_cancel(s->subreq);
+}
+
 static void uring_fsync_cleanup(struct tevent_req *req,
 				enum tevent_req_state req_state)
 {
@@ -331,6 +366,7 @@ struct tevent_req *uring_fsync_send(TALLOC_CTX *mem_ctx,
 		.ev = ev, .ring = ring, .fd = fd, .datasync = datasync,
 	};
 	tevent_req_set_cleanup_fn(req, uring_fsync_cleanup);
+	tevent_req_set_cancel_fn(req, uring_fsync_cancel);
 	if (ring != NULL) {
 		ret = uring_fsync_step(req);
 		if (ret == 0) {

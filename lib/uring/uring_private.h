@@ -27,6 +27,7 @@ struct uring_op {
 	bool queued;            /* waiting in ring->queue */
 	bool staged;            /* in the SQ / kernel */
 	bool finished;          /* last CQE seen */
+	uint8_t fault;          /* enum uring_fault, staged in its place */
 };
 
 /*
@@ -68,6 +69,8 @@ struct uring {
 	int bufs_error;                 /* their registration failed */
 	/* given to every SQE staged now (uring_set_personality) */
 	uint16_t personality;
+	/* given to the next lone op queued (uring_fault_arm) */
+	uint8_t fault_armed;
 	/* the thread that made the ring: the only one that stages, submits
 	 * and reaps (SINGLE_ISSUER) */
 	pthread_t owner;

@@ -243,6 +243,11 @@ void uring_op_cqe(struct uring_op *op, int32_t res, uint32_t flags)
 	if ((flags & IORING_CQE_F_NOTIF) == 0) {
 		op->res = res;
 	}
+	if (op->fault == URING_FAULT_EAGAIN) {
+		op->res = -EAGAIN;      /* a NOP stood in for it */
+	} else if (op->fault == URING_FAULT_HANG && res == -ETIME) {
+		op->res = -ECANCELED;   /* a year later */
+	}
 	if ((flags & IORING_CQE_F_MORE) != 0) {
 		return;                 /* e.g. zero-copy send: wait for NOTIF */
 	}

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
+#include "lib/uring/uring.h"
 #include "source3/modules/vfs.h"
 #include "source3/modules/vfs_error.h"
 
@@ -140,6 +141,25 @@ static bool parse_probability(const char *s, double *out)
 	return true;
 }
 
+/* error:ring: no, eagain or hang (enum uring_fault) */
+static bool parse_ring_fault(const char *s, uint8_t *out)
+{
+	static const char *const names[] = {
+		[URING_FAULT_NONE] = "no",
+		[URING_FAULT_EAGAIN] = "eagain",
+		[URING_FAULT_HANG] = "hang",
+	};
+	uint8_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcasecmp(s, names[i]) == 0) {
+			*out = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* blank- or comma-separated names; "all" for every op */
 static bool parse_ops(const char *s, uint32_t *out)
 {
@@ -197,6 +217,8 @@ bool vfs_error_config_set(TALLOC_CTX *mem_ctx, struct vfs_error_config *c,
 	} else if (strcasecmp(option, "delay") == 0) {
 		ok = parse_u64(value, VFS_ERROR_MAX_DELAY_MS, &v);
 		c->delay_ms = ok ? (uint32_t)v : c->delay_ms;
+	} else if (strcasecmp(option, "ring") == 0) {
+		ok = parse_ring_fault(value, &c->ring);
 	} else if (strcasecmp(option, "log") == 0) {
 		ok = value[0] == '/' &&
 			(c->log = talloc_strdup(mem_ctx, value)) != NULL;
@@ -434,6 +456,7 @@ struct error_io_state {
 	struct error_priv *priv;
 	enum vfs_error_op op;
 	long ret;                       /* count or -errno */
+	struct uring *ring;             /* error:ring fired: arm it */
 };
 
 static void error_io_passed_done(struct tevent_req *subreq);
@@ -508,7 +531,9 @@ static struct tevent_req *error_io_create(struct vfs_module *m,
 	state->ev = ev;
 	state->priv = p;
 	state->op = op;
-	if (fires && p->cfg.short_io && len != NULL) {
+	if (fires && p->cfg.ring != URING_FAULT_NONE) {
+		state->ring = uring_ev_get(ev);
+	} else if (fires && p->cfg.short_io && len != NULL) {
 		*len = *len > 1 ? *len / 2 : *len;
 	} else if (fires) {
 		*pass = false;
@@ -522,12 +547,29 @@ static struct tevent_req *error_io_create(struct vfs_module *m,
 	return req;
 }
 
+/*
+ * error:ring: the next module's call goes to the ring (vfs_io_uring
+ * below), armed so that the ring fails it (uring_fault_arm); without a
+ * ring, or when the module below does not use it, nothing happens.
+ */
+static void error_io_arm(struct tevent_req *req, bool on)
+{
+	struct error_io_state *state = tevent_req_data(
+		req, struct error_io_state);
+
+	if (state->ring != NULL) {
+		uring_fault_arm(state->ring, on ? state->priv->cfg.ring :
+				URING_FAULT_NONE);
+	}
+}
+
 static struct tevent_req *error_io_pass(struct tevent_req *req,
 					struct tevent_req *subreq)
 {
 	struct error_io_state *state = tevent_req_data(
 		req, struct error_io_state);
 
+	error_io_arm(req, false);
 	if (tevent_req_nomem(subreq, req)) {
 		return tevent_req_post(req, state->ev);
 	}
@@ -565,6 +607,7 @@ static struct tevent_req *error_pread_send(struct vfs_module *m,
 	if (req == NULL || !pass) {
 		return req;
 	}
+	error_io_arm(req, true);
 	return error_io_pass(req, vfs_next_pread_send(
 				     m, tevent_req_data(req, struct error_io_state), ev, fh,
 				     buf, len, off));
@@ -588,6 +631,7 @@ static struct tevent_req *error_pwrite_send(struct vfs_module *m,
 	if (req == NULL || !pass) {
 		return req;
 	}
+	error_io_arm(req, true);
 	return error_io_pass(req, vfs_next_pwrite_send(
 				     m, tevent_req_data(req, struct error_io_state), ev, fh,
 				     buf, len, off));
@@ -608,6 +652,7 @@ static struct tevent_req *error_fsync_send(struct vfs_module *m,
 	if (req == NULL || !pass) {
 		return req;
 	}
+	error_io_arm(req, true);
 	return error_io_pass(req, vfs_next_fsync_send(
 				     m, tevent_req_data(req, struct error_io_state), ev, fh));
 }

@@ -34,6 +34,9 @@ struct vfs_error_config {
 	uint64_t seed;          /* error:seed */
 	uint32_t delay_ms;      /* error:delay: hold completions */
 	const char *log;        /* error:log: a line per call, or NULL */
+	/* error:ring: the call goes to the ring, which fails it there
+	 * (enum uring_fault: 1 eagain, 2 hang); 0: the module fails it */
+	uint8_t ring;
 };
 
 /* Every call of the selected ops fails with EIO; nothing else. */

@@ -22,6 +22,7 @@
  * fd) under the request until the request is freed.
  */
 #include <errno.h>
+#include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
 #include "lib/uring/uring.h"
 
@@ -53,15 +54,32 @@ typedef struct tevent_req *(*vfs_io_uring_start_fn)(
 	int fd, const struct vfs_io_uring_args *a);
 typedef int (*vfs_io_uring_finish_fn)(struct tevent_req *subreq,
 				      size_t *count);
+/* the same call through the next module (vfs_next_pread_send, ...) */
+typedef struct tevent_req *(*vfs_io_uring_next_fn)(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct vfs_io_uring_args *a);
 
+/*
+ * next, where set: a completion of -EAGAIN (the kernel could not serve
+ * the request without blocking, e.g. a file opened O_NONBLOCK) is
+ * retried once through the next module, which blocks or hands the call
+ * to a thread instead of failing the client's READ or WRITE.  The
+ * splices have none: READ and WRITE copy when a splice fails.
+ */
 struct vfs_io_uring_op {
 	vfs_io_uring_start_fn start;
 	vfs_io_uring_finish_fn finish;
+	vfs_io_uring_next_fn next;
 };
 
 struct io_uring_state {
 	struct vfs_io_state io;         /* first: vfs_io_recv reads it */
 	const struct vfs_io_uring_op *op;
+	/* for the retry: the call as it came (a->src is not kept: no next) */
+	struct vfs_module *m;
+	struct tevent_context *ev;
+	struct vfs_fh *fh;
+	struct vfs_io_uring_args a;
 };
 
 /*
@@ -110,6 +128,12 @@ static struct tevent_req *vfs_io_uring_submit(
 		return NULL;
 	}
 	state->op = op;
+	state->m = m;
+	state->ev = ev;
+	state->fh = fh;
+	if (a != NULL) {
+		state->a = *a;
+	}
 	if (tevent_req_nomem(talloc_reference(state, fh), req)) {
 		return tevent_req_post(req, ev);
 	}
@@ -125,6 +149,8 @@ static struct tevent_req *vfs_io_uring_submit(
 	return req;
 }
 
+static void vfs_io_uring_retried(struct tevent_req *subreq);
+
 /* The one completion path. */
 static void vfs_io_uring_done(struct tevent_req *subreq)
 {
@@ -134,6 +160,31 @@ static void vfs_io_uring_done(struct tevent_req *subreq)
 						       struct io_uring_state);
 	size_t count = 0;
 	int ret = state->op->finish(subreq, &count);
+
+	TALLOC_FREE(subreq);
+	if (ret == -EAGAIN && state->op->next != NULL) {
+		DBG_INFO("EAGAIN from the ring: once more without it\n");
+		subreq = state->op->next(state->m, state, state->ev,
+					 state->fh, &state->a);
+		if (tevent_req_nomem(subreq, req)) {
+			return;
+		}
+		tevent_req_set_callback(subreq, vfs_io_uring_retried, req);
+		return;
+	}
+	if (ret < 0) {
+		tevent_req_error(req, -ret);
+		return;
+	}
+	vfs_io_done(req, count);
+}
+
+static void vfs_io_uring_retried(struct tevent_req *subreq)
+{
+	struct tevent_req *req = tevent_req_callback_data(subreq,
+							  struct tevent_req);
+	size_t count = 0;
+	int ret = vfs_io_recv(subreq, &count);
 
 	TALLOC_FREE(subreq);
 	if (ret < 0) {
@@ -152,9 +203,18 @@ static struct tevent_req *vfs_io_uring_pread_start(
 				(off_t)a->off, a->buf);
 }
 
+static struct tevent_req *vfs_io_uring_pread_next(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct vfs_io_uring_args *a)
+{
+	return vfs_next_pread_send(m, mem_ctx, ev, fh, a->buf, a->len,
+				   a->off);
+}
+
 static const struct vfs_io_uring_op vfs_io_uring_pread = {
 	.start = vfs_io_uring_pread_start,
 	.finish = uring_pread_recv,
+	.next = vfs_io_uring_pread_next,
 };
 
 static struct tevent_req *vfs_io_uring_pread_send(struct vfs_module *m,
@@ -184,9 +244,18 @@ static struct tevent_req *vfs_io_uring_pwrite_start(
 				 (off_t)a->off, NULL);
 }
 
+static struct tevent_req *vfs_io_uring_pwrite_next(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct vfs_io_uring_args *a)
+{
+	return vfs_next_pwrite_send(m, mem_ctx, ev, fh, a->wbuf, a->len,
+				    a->off);
+}
+
 static const struct vfs_io_uring_op vfs_io_uring_pwrite = {
 	.start = vfs_io_uring_pwrite_start,
 	.finish = uring_pwrite_recv,
+	.next = vfs_io_uring_pwrite_next,
 };
 
 static struct tevent_req *vfs_io_uring_pwrite_send(struct vfs_module *m,
@@ -222,9 +291,17 @@ static int vfs_io_uring_fsync_finish(struct tevent_req *subreq,
 	return uring_fsync_recv(subreq);
 }
 
+static struct tevent_req *vfs_io_uring_fsync_next(
+	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+	struct vfs_fh *fh, const struct vfs_io_uring_args *a)
+{
+	return vfs_next_fsync_send(m, mem_ctx, ev, fh);
+}
+
 static const struct vfs_io_uring_op vfs_io_uring_fsync = {
 	.start = vfs_io_uring_fsync_start,
 	.finish = vfs_io_uring_fsync_finish,
+	.next = vfs_io_uring_fsync_next,
 };
 
 static struct tevent_req *vfs_io_uring_fsync_send(struct vfs_module *m,

@@ -500,6 +500,88 @@ static void test_uring__overflow_queue(void **state)
 	talloc_free(ev);
 }
 
+/* ---- faults on purpose (uring_fault_arm) ---- */
+
+/*
+ * EAGAIN: every SQE of the armed pwrite completes with -EAGAIN and writes
+ * nothing; after two more tries the call returns -EAGAIN (no spinning).
+ * The fault goes to that call only: the next pwrite writes.
+ */
+static void test_uring__fault_eagain(void **state)
+{
+	struct uring *ring = NULL;
+	struct tevent_context *ev = test_ev(*state, MODE_RING, &ring);
+	static const uint8_t zero[8];
+	struct tevent_req *req = NULL;
+	struct uring_stats st;
+	uint8_t back[8] = { 1 };
+	size_t n = 0;
+	int fd;
+
+	RING_OR_SKIP(ev, ring);
+	fd = tmpfile_with(zero, sizeof(zero));
+	uring_fault_arm(ring, URING_FAULT_EAGAIN);
+	req = uring_pwrite_send(ev, ev, ring, fd, "faulted!", 8, 0, NULL);
+	wait_req(ev, req);
+	assert_int_equal(uring_pwrite_recv(req, &n), -EAGAIN);
+	talloc_free(req);
+	assert_int_equal(pread(fd, back, 8, 0), 8);
+	assert_memory_equal(back, zero, 8);
+	req = uring_pwrite_send(ev, ev, ring, fd, "written!", 8, 0, NULL);
+	wait_req(ev, req);
+	assert_int_equal(uring_pwrite_recv(req, &n), 0);
+	assert_int_equal(n, 8);
+	talloc_free(req);
+	assert_int_equal(pread(fd, back, 8, 0), 8);
+	assert_memory_equal(back, "written!", 8);
+	uring_get_stats(ring, &st);
+	assert_int_equal(st.faults, 3);      /* 1 + 2 retries */
+	close(fd);
+	talloc_free(ev);
+}
+
+/*
+ * HANG: the CQE does not come however long the loop runs; cancelled, the
+ * request ends with -ECANCELED and nothing is left in flight.  Freed
+ * instead of cancelled, the same (the orphan's cancel).
+ */
+static void test_uring__fault_hang(void **state)
+{
+	struct uring *ring = NULL;
+	struct tevent_context *ev = test_ev(*state, MODE_RING, &ring);
+	static const uint8_t data[8] = "eightbyt";
+	struct tevent_req *req = NULL;
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	int done = 0, i, fd;
+
+	RING_OR_SKIP(ev, ring);
+	fd = tmpfile_with(data, sizeof(data));
+	buf = talloc_size(ev, 8);
+	uring_fault_arm(ring, URING_FAULT_HANG);
+	req = uring_pread_send(ev, ev, ring, fd, buf, 8, 0, buf);
+	tevent_req_set_callback(req, count_done, &done);
+	for (i = 0; i < 20; i++) {
+		loop_pass(ev);
+	}
+	assert_int_equal(done, 0);
+	assert_int_equal(ring_inflight(ring), 1);
+	assert_true(tevent_req_cancel(req));
+	WAIT_UNTIL(ev, done == 1);
+	assert_int_equal(uring_pread_recv(req, &n), -ECANCELED);
+	talloc_free(req);
+	assert_int_equal(ring_inflight(ring), 0);
+
+	uring_fault_arm(ring, URING_FAULT_HANG);
+	req = uring_pread_send(ev, ev, ring, fd, buf, 8, 0, buf);
+	loop_pass(ev);
+	assert_int_equal(ring_inflight(ring), 1);
+	talloc_free(req);
+	WAIT_UNTIL(ev, ring_inflight(ring) == 0);
+	close(fd);
+	talloc_free(ev);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(test_uring__##name, \
 						unit_setup, unit_teardown)
 
@@ -521,6 +603,8 @@ int main(void)
 		T(ev_freed_in_flight),
 		T(one_enter_per_iteration),
 		T(overflow_queue),
+		T(fault_eagain),
+		T(fault_hang),
 	};
 
 	if (getenv("TEST_FILTER") != NULL) {

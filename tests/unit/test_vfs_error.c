@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <tevent.h>
 #include "lib/param/param.h"
+#include "lib/uring/uring.h"
 #include "source3/modules/vfs_error.h"
 #include "tests/unit/vfs_test_util.h"
 
@@ -71,6 +72,12 @@ static void test_vfs_error__config_parses(void **state)
 	assert_int_equal(c.seed, 42);
 	assert_true(set(&c, "delay", "60000"));
 	assert_int_equal(c.delay_ms, 60000);
+	assert_true(set(&c, "ring", "EAGAIN"));
+	assert_int_equal(c.ring, URING_FAULT_EAGAIN);
+	assert_true(set(&c, "ring", "hang"));
+	assert_int_equal(c.ring, URING_FAULT_HANG);
+	assert_true(set(&c, "ring", "no"));
+	assert_int_equal(c.ring, URING_FAULT_NONE);
 	assert_true(vfs_error_config_set(ctx, &c, "log", "/tmp/x.log", &why));
 	assert_string_equal(c.log, "/tmp/x.log");
 	talloc_free((char *)c.log);
@@ -88,6 +95,7 @@ static void test_vfs_error__config_refuses(void **state)
 		{ "probability", "1.5" }, { "probability", "-0.1" },
 		{ "probability", "nan" }, { "probability", " 0.5" },
 		{ "probability", "0.5x" }, { "delay", "60001" },
+		{ "ring", "EIO" }, { "ring", "" }, { "ring", "yes" },
 		{ "log", "relative.log" }, { "log", "" }, { "count", "yes" },
 	};
 	struct vfs_error_config c;
@@ -106,6 +114,7 @@ static void test_vfs_error__config_refuses(void **state)
 	assert_int_equal(c.nth, 1);
 	assert_int_equal(c.err, EIO);
 	assert_false(c.random);
+	assert_int_equal(c.ring, URING_FAULT_NONE);
 }
 
 static void test_vfs_error__nth_and_times(void **state)

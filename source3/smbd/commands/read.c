@@ -45,6 +45,7 @@ struct smb2_read_state {
 	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
 	void *buf_owner;                /* buf, or its registered buffer */
+	struct tevent_req *copy;        /* copy mode: the VFS read in flight */
 	int regbufs;                    /* "io_uring:registered buffers" */
 	struct smbd_splice *sp;         /* splice mode: the pipes */
 	/* splice mode: one file -> pipe splice per pipe, all in flight */
@@ -175,7 +176,29 @@ static struct tevent_req *smb2_read_copy(struct tevent_req *req,
 		return NULL;
 	}
 	tevent_req_set_callback(subreq, smb2_read_done, req);
+	state->copy = subreq;
 	return subreq;
+}
+
+/*
+ * CANCEL of a READ still waiting for the VFS (a disk that does not
+ * answer; MS-SMB2 3.3.5.16): the read is dropped as a dropped connection
+ * drops it (the VFS keeps the buffer until the kernel lets go of it) and
+ * the READ answers STATUS_CANCELLED.  Splices are not cancelled: bytes
+ * may already sit in the connection's pipes.
+ */
+static bool smb2_read_cancel(struct tevent_req *req)
+{
+	struct smb2_read_state *state = tevent_req_data(req,
+						struct smb2_read_state);
+
+	if (state->copy == NULL) {
+		return false;
+	}
+	TALLOC_FREE(state->copy);
+	tevent_req_defer_callback(req, state->ev);
+	tevent_req_nterror(req, NT_STATUS_CANCELLED);
+	return true;
 }
 
 /*
@@ -267,6 +290,7 @@ struct tevent_req *smbd_read_send(TALLOC_CTX *mem_ctx,
 	state->zerocopy = req->tcon->share->read_mode == LP_READ_MODE_ZEROCOPY;
 	state->min_size = req->tcon->share->min_splice_size;
 	state->regbufs = req->tcon->share->registered_buffers;
+	tevent_req_set_cancel_fn(result, smb2_read_cancel);
 	if (smb2_read_may_splice(req, &state->r)) {
 		state->sp = smbd_splice_get(req->conn, state, state->r.length);
 	}
@@ -376,6 +400,7 @@ static void smb2_read_done(struct tevent_req *subreq)
 	NTSTATUS status = vfs_pread_recv(subreq, &state->nread);
 
 	TALLOC_FREE(subreq);
+	state->copy = NULL;
 	if (tevent_req_nterror(req, status)) {
 		return;
 	}

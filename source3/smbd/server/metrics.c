@@ -181,6 +181,9 @@ static void render(struct metrics_client *c)
 	one(c, "ringsmb_uring_inflight", "gauge",
 	    "SQEs submitted whose completion has not been seen.",
 	    ring.inflight);
+	one(c, "ringsmb_uring_faults_total", "counter",
+	    "Ring operations faulted on purpose (vfs_error's error:ring).",
+	    ring.faults);
 	one(c, "ringsmb_crypto_pool_queued", "gauge",
 	    "Signing and encryption jobs waiting for a crypto pool thread.",
 	    crypto_queued);

@@ -209,6 +209,7 @@ void smbd_workers_stats(struct smbd_server *server, struct uring_stats *ring,
 			ring->cqes_reaped += one.cqes_reaped;
 			ring->inflight += one.inflight;
 			ring->queued += one.queued;
+			ring->faults += one.faults;
 		}
 		if (w->crypto_pool != NULL) {
 			*crypto_queued += jobpool_queued(w->crypto_pool);
