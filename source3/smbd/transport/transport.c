@@ -198,6 +198,8 @@ static bool recv_next_pdu(struct smbd_transport *t);
 void smbd_transport_recv_start(struct smbd_transport *t)
 {
 	struct smbd_conn *conn = t->conn;
+	struct tevent_req *req = NULL;
+	bool partial;
 
 	if (t->delivering) {
 		return;
@@ -211,12 +213,22 @@ void smbd_transport_recv_start(struct smbd_transport *t)
 	    conn->terminating || rx_waiting(t)) {
 		return;
 	}
-	/* fewer than 4 bytes, an incomplete header: receive more */
+	/*
+	 * Fewer than 4 bytes, an incomplete header: receive more.  Part of
+	 * a header already in is a partial PDU: the rest must follow within
+	 * the PDU timeout, as for a body (G5; a client that stalls inside
+	 * the 4-byte length was otherwise only ended by the idle timeouts).
+	 */
 	recv_to_ra(t);
-	t->recv_req = uring_recv_some_send(t, conn->ev,
-					   conn->ring, conn->fd,
-					   t->ra + t->ra_end, 1,
-					   t->ra_size - t->ra_end, t->ra);
+	partial = t->ra_end > t->ra_start;
+	req = uring_recv_some_send(t, conn->ev, conn->ring, conn->fd,
+				   t->ra + t->ra_end, 1,
+				   t->ra_size - t->ra_end, t->ra);
+	if (partial) {
+		recv_timed(t, req, recv_ra_done);
+		return;
+	}
+	t->recv_req = req;
 	if (t->recv_req == NULL) {
 		smbd_conn_terminate(conn, "out of memory");
 		return;
