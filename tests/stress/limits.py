@@ -1,4 +1,5 @@
-"""G4 (memory) and G5 (timeouts): what idle and stalled clients cost.
+"""G4 (memory), G5 (timeouts), G7 (cleanup): what idle, stalled and
+vanished clients cost.
 
 - PDU caps: an NBT header declaring one byte more than `smb2 untrusted
   max pdu` (68 KiB by default: a 64 KiB WRITE and its headers) before
@@ -12,6 +13,10 @@
   after it: the time until the server closes each.  Meanwhile 1,000
   slowloris connections stall mid-header (T4) and a good client sends
   an ECHO every 50 ms: its round-trip percentiles.
+- Cleanup after an RST (T9, G7): a deny-all open with a byte-range lock
+  (another client must get both within 1 s), half of an 8 MiB WRITE
+  (nothing of it on disk), a durable v2 open with a 3 s timeout (closed
+  at 3 +- 1 s).
 - The four slow bad-input cases (drip-fed NEGOTIATE; a partial PDU, a
   partial SMB2 header or half the NBT length, then silence:
   tests/integration/badinput/transport.json) run beside it with
@@ -148,6 +153,140 @@ def idle_sessions(srv):
     return len(conns), errors, rss0, rss1
 
 
+# ------------------------------------------------ cleanup after an RST (G7)
+
+RW_SHARE = "rw"
+GENERIC_RW = 0x0012019F
+STATUS_SHARING_VIOLATION = 0xC0000043
+STATUS_LOCK_NOT_GRANTED = 0xC0000055
+
+
+def rst(sock):
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                    struct.pack("ii", 1, 0))
+    sock.close()
+
+
+def anon_rw(port):
+    c = R.Conn("127.0.0.1", port, timeout=10)
+    c.negotiate()
+    c.session_setup_anonymous()
+    c.tree_connect(RW_SHARE)
+    return c
+
+
+def lock_x_fi(c, fid):
+    """An exclusive, fail-immediately lock of byte 0: its status."""
+    return c.request("LOCK", R.body_for("LOCK", file_id=fid, lock_offset=0,
+                                        lock_length=1,
+                                        lock_flags=0x02 | 0x10)).status
+
+
+def open_lock_freed(port):
+    """A deny-all open holding a byte-range lock, its connection reset:
+    seconds until another client opens the file for writing and takes
+    the same lock (polled every 10 ms), or None after 5 s."""
+    a = anon_rw(port)
+    fid = a.create("held.bin", desired_access=GENERIC_RW, share_access=0,
+                   disposition=5)
+    if lock_x_fi(a, fid) != 0:
+        raise RuntimeError("the first lock was not granted")
+    b = anon_rw(port)
+    r = b.request("CREATE", R.create_body(
+        "held.bin", desired_access=GENERIC_RW, share_access=7,
+        disposition=1))
+    if r.status != STATUS_SHARING_VIOLATION:
+        raise RuntimeError("the deny-all open did not hold: 0x%08x"
+                           % r.status)
+    t0 = time.monotonic()
+    rst(a.sock)
+    try:
+        while time.monotonic() - t0 < 5:
+            r = b.request("CREATE", R.create_body(
+                "held.bin", desired_access=GENERIC_RW, share_access=7,
+                disposition=1))
+            if r.status == 0:
+                fid = r.body[64:80]
+                while time.monotonic() - t0 < 5:
+                    if lock_x_fi(b, fid) == 0:
+                        return round(time.monotonic() - t0, 3)
+                    time.sleep(0.01)
+                return None
+            if r.status != STATUS_SHARING_VIOLATION:
+                raise RuntimeError("CREATE answered 0x%08x" % r.status)
+            time.sleep(0.01)
+        return None
+    finally:
+        b.close()
+
+
+def half_write_rst(port, d):
+    """Half of an 8 MiB WRITE, then an RST: the bytes of the file (copy
+    mode writes nothing of a WRITE that did not arrive whole)."""
+    c = anon_rw(port)
+    c.expect(c.request("ECHO", credit_request=256))
+    fid = c.create("half.bin", desired_access=GENERIC_RW, disposition=5)
+
+    def write_pdu(offset, size):
+        hdr = c.header(R.CMD["WRITE"], credit_charge=(size + 65535) // 65536)
+        body = R._pack(R.WRITE_FIELDS, {"length": size, "offset": offset,
+                                        "file_id": fid})
+        c.next_mid += (size + 65535) // 65536
+        return struct.pack(">I", 64 + len(body) + size) + hdr + body
+    # the same construction, whole: it must land (else the check below
+    # would pass for a malformed PDU)
+    c.send(write_pdu(0, 65536) + b"\xcd" * 65536)
+    c.expect(c.recv()[0])
+    c.send(write_pdu(65536, 8 << 20))
+    chunk = b"\xab" * (1 << 20)
+    for _ in range(4):
+        c.send(chunk)
+    time.sleep(0.2)
+    rst(c.sock)
+    time.sleep(1)
+    return os.path.getsize(os.path.join(d, "half.bin")) - 65536
+
+
+def durable_timeout(srv, seconds):
+    """A durable v2 open (batch oplock, delete-on-close) of a user whose
+    connection is reset: seconds until the server closes it (the file,
+    delete-on-close, disappears; polled every 20 ms), or None."""
+    import uuid
+    from smbprotocol.connection import Connection, Dialects
+    from smbprotocol.open import CreateOptions
+    from smbprotocol.session import Session
+    from smbprotocol.tree import TreeConnect
+    from test_durable import dh2q, durable_open
+
+    class C:
+        pass
+    c = C()
+    c.conn = Connection(uuid.uuid4(), "127.0.0.1", srv.port,
+                        require_signing=True)
+    c.conn.connect(Dialects.SMB_3_1_1, timeout=10)
+    c.sess = Session(c.conn, username=USER, password=PASSWORD,
+                     auth_protocol="ntlm")
+    c.sess.connect()
+    c.tree = TreeConnect(c.sess, r"\\127.0.0.1\%s" % RW_SHARE)
+    c.tree.connect()
+    name = "durable-%s.bin" % uuid.uuid4().hex[:8]
+    f, _ = durable_open(c, name, [dh2q(uuid.uuid4(), int(seconds * 1000))],
+                        CreateOptions.FILE_DELETE_ON_CLOSE)
+    f.write(b"held", 0)
+    path = os.path.join(srv.rw_dir, name)
+    t0 = time.monotonic()
+    # RST: linger 0, then smbprotocol's own shutdown and close (a bare
+    # close would wait for its receive thread's recv on the socket)
+    c.conn.transport._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                      struct.pack("ii", 1, 0))
+    c.conn.disconnect(False)
+    while time.monotonic() - t0 < seconds + 10:
+        if not os.path.exists(path):
+            return round(time.monotonic() - t0, 2)
+        time.sleep(0.02)
+    return None
+
+
 def time_to_close(start, sock, out, key):
     ok = closed(sock, TIMEOUT_BOUND)
     out[key] = round(time.monotonic() - start, 1) if ok else None
@@ -239,10 +378,17 @@ def run(tree, long_mode, binary):
     problems = []
     raise_nofile(8192)
     bad = slow_badinput(binary)
-    passwd = os.path.join(tempfile.mkdtemp(prefix="ringsmb-limits-"),
-                          "smbpasswd")
+    scratch = tempfile.mkdtemp(prefix="ringsmb-limits-")
+    os.chmod(scratch, 0o755)            # the guest reaches rw through it
+    passwd = os.path.join(scratch, "smbpasswd")
+    rw = os.path.join(scratch, "rw")
+    os.mkdir(rw)
+    os.chmod(rw, 0o777)
     srv = start_server(tree, binary, "default",
-                       {"smb passwd file": passwd})
+                       {"smb passwd file": passwd},
+                       shares=[{"name": RW_SHARE, "path": rw,
+                                "read_only": False}])
+    srv.rw_dir = rw
     fig = {}
     made_user = False
     try:
@@ -259,6 +405,10 @@ def run(tree, long_mode, binary):
         fig.update(idle_sessions=n, idle_session_errors=errs,
                    idle_sess_delta_mib=round((r1 - r0) / 1024, 1),
                    idle_sess_kib_each=round((r1 - r0) / max(n, 1), 1))
+        fig["open_lock_freed_s"] = open_lock_freed(srv.port)
+        fig["half_write_bytes"] = half_write_rst(srv.port, rw)
+        fig["durable_timeout_asked_s"] = 3
+        fig["durable_closed_s"] = durable_timeout(srv, 3)
         fig.update(timeouts_and_slowloris(srv))
         err = probe(srv.port, tree)
         if err:
@@ -298,6 +448,19 @@ def run(tree, long_mode, binary):
     print("  ECHO meanwhile: %(echo_n)d, p50 %(echo_p50_ms)s ms, p99 "
           "%(echo_p99_ms)s ms, max %(echo_max_ms)s ms" % fig)
     print("  slow bad-input cases: %s" % fig["slow_badinput"])
+    print("  after an RST: a deny-all open and its lock freed in %s s; "
+          "half an 8 MiB WRITE left %s bytes; a durable open (3 s) closed "
+          "after %s s" % (fig["open_lock_freed_s"],
+                          fig["half_write_bytes"], fig["durable_closed_s"]))
+    if fig["open_lock_freed_s"] is None or fig["open_lock_freed_s"] > 1:
+        problems.append("open and lock freed after %s s, bound 1 s"
+                        % fig["open_lock_freed_s"])
+    if fig["half_write_bytes"] != 0:
+        problems.append("half a WRITE left %d bytes on disk"
+                        % fig["half_write_bytes"])
+    dur = fig["durable_closed_s"]
+    if dur is None or abs(dur - 3) > 1:
+        problems.append("durable open closed after %s s, asked 3 s" % dur)
     for k, bound in (("partial_header", 30), ("partial_pdu", 30),
                      ("negotiated", 60), ("anonymous", 60)):
         v = fig.get(k)
