@@ -132,12 +132,129 @@ def goal_rows(d):
                           else "NOT flat",
                           f.get("sanitizer_reports", "n/a (release build)")),
                        ) + _when(so)
+    du = d.get("durability")
+    if du:
+        rows["G6"] = (_g6_figure(du["figures"]),) + _when(du)
     out = []
     for g, name in GOALS:
         fig, cmd, date = rows.get(g, ("not measured" + NOT_HERE.get(g, ""),
                                       "", ""))
         out.append((g, name, fig, cmd, date))
     return out
+
+
+def _sync_sum(ms, how):
+    """'WRITE_THROUGH a/b and FLUSH c/d' over the modes that ran how."""
+    ss = [m[how] for m in ms if m.get(how)]
+    return "WRITE_THROUGH %d/%d and FLUSH %d/%d" % (
+        sum(s["write_through"] for s in ss), sum(s["of"] for s in ss),
+        sum(s["flush"] for s in ss), sum(s["of"] for s in ss)), len(ss)
+
+
+def _g6_figure(f):
+    ms = f["modes"]
+    lost = sum(m["lost_disk"] + m["lost_smb"] for m in ms)
+    bad = sum(v for m in ms for what in ("rename", "doc")
+              for k, v in m[what].items() if k.startswith("BAD"))
+    by_log, n_log = _sync_sum(ms, "sync_log")
+    by_trace, n_trace = _sync_sum(ms, "sync_strace")
+    return ("%d ACKed bytes lost in %d kill -9 with WRITEs in flight (%s; "
+            "%d MiB of ACKed 1 MiB WRITEs checked on disk and over SMB); "
+            "renames and delete-on-close at the kill: %d wrong. %s replies "
+            "after a completed sync (vfs_error log, %d modes), %s (strace, "
+            "fsync delayed, %d modes); the FLUSHes ran with `strict sync` "
+            "at its default" % (
+                lost, sum(m["kills"] for m in ms),
+                ", ".join("%s %d" % (m["mode"], m["kills"]) for m in ms),
+                sum(m["acked_mib"] for m in ms), bad, by_log, n_log,
+                by_trace, n_trace))
+
+
+def _durability_section(du):
+    f = du["figures"]
+    s = ["### Kill -9 durability (T8, G6)\n"]
+    s.append("tests/stress/durability.py. Per mode, %(kills_per_mode)d "
+             "times: %(writers)d threads on one connection write a fresh "
+             "%(file_mib)d MiB file as 1 MiB WRITEs at random offsets "
+             "(each slot once, shuffled; data from a seeded PRNG), "
+             "logging (offset, sha256) only after the WRITE response "
+             "arrived; a second connection renames a 64 KiB file back and "
+             "forth through its handle; a third writes 64 KiB files, "
+             "closes them, opens them with FILE_DELETE_ON_CLOSE and "
+             "closes them. After a random number of ACKed WRITEs (1/8 to "
+             "3/4 of the file) smbd's process group gets SIGKILL with the "
+             "other requests in flight; the share directory is checked on "
+             "disk, smbd is restarted with the same configuration and "
+             "every ACKed range is read again over SMB.\n" % f)
+    s.append("Asserted: every ACKed 1 MiB has its sha256 on disk and over "
+             "SMB (lost bytes = bytes of ACKed ranges that differ); "
+             "exactly one of the two rename names exists, holding the "
+             "64 KiB exactly, and it is the last ACKed rename's name "
+             "unless a rename was in flight at the kill (then either); a "
+             "delete-on-close file whose CLOSE was ACKed is gone, one "
+             "whose data WRITE was ACKed but whose CLOSE was not is gone "
+             "or whole, never partial (files whose data WRITE was not "
+             "ACKed are not judged).\n")
+    s.append("Modes:\n")
+    for m in f["modes"]:
+        s.append("- **%s**: %s" % (m["mode"], m["config"]))
+    s.append("")
+    s.append("| mode | kills (WRITEs in flight at the kill / most) | ACKed "
+             "MiB checked | lost bytes disk / SMB | unACKed WRITEs found "
+             "whole | rename at the kill | delete-on-close files | s |")
+    s.append("|---|---|---|---|---|---|---|---|")
+    for m in f["modes"]:
+        s.append("| %s | %d (%d / %d) | %d | %d / %d | %d | %s | %s | %s |"
+                 % (m["mode"], m["kills"], m["kills_in_flight"],
+                    m["in_flight_max"], m["acked_mib"], m["lost_disk"],
+                    m["lost_smb"], m["unacked_whole"],
+                    ", ".join("%s %d" % kv for kv in sorted(
+                        m["rename"].items())),
+                    ", ".join("%s %d" % kv for kv in sorted(
+                        m["doc"].items())), m["seconds"]))
+    s.append("\n**Replies after a completed sync.** Per mode %d "
+             "WRITE_THROUGH WRITEs and %d FLUSHes (each after a plain "
+             "WRITE), checked two ways. *vfs_error log*: on a share with "
+             "`vfs objects = error`, `error:log` and `error:delay = %d` "
+             "(test_faults.py's method), the log must hold one more "
+             "completed fsync after each reply, and none after a plain "
+             "WRITE; vfs_error turns splice off on its share, so in the "
+             "splice mode this checks the copy path's fsync step. "
+             "*strace*: smbd traced with `strace -f -e "
+             "trace=fsync,fdatasync,splice -e "
+             "inject=fsync,fdatasync:delay_exit=%d` on the plain share "
+             "(1 MiB WRITE_THROUGHs, spliced in the splice mode); each "
+             "reply must have exactly one fsync that began after its "
+             "request was sent, and arrive at least the injected delay "
+             "after that fsync returned.\n"
+             % (f["sync_k"], f["sync_k"], f["sync_delay_ms"],
+                f["sync_delay_ms"] * 1000))
+    s.append("| mode | vfs_error log: WRITE_THROUGH / FLUSH | plain WRITEs "
+             "without fsync | strace: WRITE_THROUGH / FLUSH | fsyncs seen "
+             "| splice(2) pipe -> file |")
+    s.append("|---|---|---|---|---|---|")
+    for m in f["modes"]:
+        lg, st = m["sync_log"], m.get("sync_strace")
+        s.append("| %s | %d/%d / %d/%d | %d/%d | %s | %s | %s |" % (
+            m["mode"], lg["write_through"], lg["of"], lg["flush"],
+            lg["of"], lg["plain_unsynced"], lg["of"],
+            "%d/%d / %d/%d" % (st["write_through"], st["of"], st["flush"],
+                               st["of"]) if st else "not run",
+            st["fsyncs"] if st else "", "%d calls, %s MiB" % (
+                st["splice_calls"], st["spliced_mib"]) if st else ""))
+    losses = [dict(l, mode=m["mode"]) for m in f["modes"]
+              for l in m["losses"]]
+    if losses:
+        s.append("\nLosses: %s\n" % losses)
+    s.append("\nNot covered: power loss or a crashed kernel (SIGKILL "
+             "leaves the page cache, so this tests what smbd "
+             "acknowledges, not what the disk keeps; RELIABILITY's "
+             "dm-flakey run needs root and a device); signed or encrypted "
+             "WRITEs (the guest session is neither, so splice mode "
+             "splices every 1 MiB WRITE); the fsync of `vfs objects = "
+             "io_uring` under strace (a ring operation, no syscall).\n")
+    s.append(_trailer(du))
+    return s
 
 
 def _sections(d):
@@ -234,6 +351,9 @@ def _sections(d):
                      "caches still filling: its slope is reported, not "
                      "held to G11; `make stress LONG=1` holds it.\n")
         s.append(_trailer(so))
+    du = d.get("durability")
+    if du:
+        s += _durability_section(du)
     fz = d.get("fuzz")
     if fz and fz["figures"].get("harnesses"):
         f = fz["figures"]
