@@ -28,6 +28,14 @@ NOT_HERE = {
           "tested by test_faults.py, see \"Faults under the VFS\")",
     "G8": " by make stress (T11 ring-refused fallbacks: test_faults.py, "
           "see \"Faults under the VFS\")",
+    "G9": " by make stress; make test checks each rule: SMB1 refused "
+          "(bad-input cases smb1-*), NTLMv1 and LM refused "
+          "(test_auth_ntlmssp), guest only where configured "
+          "(test_users.py), user sessions signed by default "
+          "(test_untrusted.py::test_signing_default), bad or missing "
+          "signatures and an AUTHENTICATE without MIC refused, plaintext on "
+          "encrypt-required shares and sessions ACCESS_DENIED "
+          "(test_wire_security.py)",
 }
 
 
@@ -121,6 +129,57 @@ def goal_rows(d):
                       % (f["iterations"], f["crashes"],
                          f["sanitizer_reports"], f["unanswered"]),) + \
             _when(ra)
+    li = d.get("limits")
+    if li:
+        f = li["figures"]
+        rows["G4"] = ("%d idle negotiated connections +%.1f MiB (%.1f KiB "
+                      "each), %d idle signed user sessions +%.1f MiB (%.1f "
+                      "KiB each); a PDU over the pre-auth limit (%d bytes: "
+                      "64 KiB and headers) or, after an anonymous logon, "
+                      "over the negotiated size: closed at its header"
+                      % (f["idle_negotiated"], f["idle_neg_delta_mib"],
+                         f["idle_neg_kib_each"], f["idle_sessions"],
+                         f["idle_sess_delta_mib"], f["idle_sess_kib_each"],
+                         f["pdu_cap"]),) + _when(li)
+        cleanup = ("after an RST: a deny-all open and its byte-range lock "
+                   "free for another client in %s s, half an 8 MiB WRITE "
+                   "left %s bytes on disk, a durable v2 open (3 s) closed "
+                   "after %s s" % (f["open_lock_freed_s"],
+                                   f["half_write_bytes"],
+                                   f["durable_closed_s"]))
+        g7 = rows.get("G7")
+        if g7:
+            rows["G7"] = (g7[0].replace(". Freed-within-1-s and durable "
+                                        "timeouts not measured", "") +
+                          "; " + cleanup, "make stress", max(g7[2],
+                                                             li["date"]))
+        else:
+            rows["G7"] = (cleanup,) + _when(li)
+        rows["G5"] = ("closed after: partial NBT length %s s, partial PDU "
+                      "%s s, NEGOTIATE only %s s, anonymous session %s s; "
+                      "%d slowloris connections all closed; ECHO p99 %s ms "
+                      "meanwhile (%d ECHOs)"
+                      % (f.get("partial_header"), f.get("partial_pdu"),
+                         f.get("negotiated"), f.get("anonymous"),
+                         f["slowloris"], f["echo_p99_ms"], f["echo_n"]),
+                      ) + _when(li)
+    td = d.get("teardown")
+    if td:
+        f = td["figures"]
+        text = ("%d connections reset with a blocking LOCK, a "
+                "CHANGE_NOTIFY, a READ and half a WRITE pending (ASan "
+                "build): in-flight ring operations %s -> %s, open files "
+                "%s -> %s, fds %d -> %d, %d sanitizer reports"
+                % (f["iterations"],
+                   f["before"]["ringsmb_uring_inflight"],
+                   f["after"]["ringsmb_uring_inflight"],
+                   f["before"]["ringsmb_open_files"],
+                   f["after"]["ringsmb_open_files"], f["fds_before"],
+                   f["fds_after"], f["sanitizer_reports"]))
+        g7 = rows.get("G7")
+        rows["G7"] = ((g7[0] + "; " + text, "make stress",
+                       max(g7[2], td["date"])) if g7 else
+                      (text,) + _when(td))
     so = d.get("soak")
     if so:
         f = so["figures"]
@@ -354,6 +413,81 @@ def _sections(d):
     du = d.get("durability")
     if du:
         s += _durability_section(du)
+    li = d.get("limits")
+    if li:
+        f = li["figures"]
+        s.append("### Idle, stalled and vanished clients (G4, G5, G7, T4, "
+                 "T9)\n")
+        s.append("One release server. PDU caps: only an NBT header "
+                 "declaring one byte more than allowed, before NEGOTIATE "
+                 "(`smb2 untrusted max pdu`, %d) and after an anonymous "
+                 "logon (the negotiated size plus 64 KiB: "
+                 "docs/architecture.md, \"Untrusted PDU size\"). Memory: "
+                 "RSS before and with %d idle connections after NEGOTIATE, "
+                 "then with %d idle user sessions (NTLMv2, signed). "
+                 "Timeouts: four lone stalls and %d slowloris connections "
+                 "(3 bytes of an NBT length each) at once, an ECHO every "
+                 "50 ms from a good client meanwhile.\n"
+                 % (f["pdu_cap"], f["idle_negotiated"], f["idle_sessions"],
+                    f["slowloris"]))
+        s.append("| measured | figure |")
+        s.append("|---|---|")
+        s.append("| over-size PDU header, before NEGOTIATE / after an "
+                 "anonymous logon | closed after %s s / %s s |"
+                 % (f["pdu_pre_negotiate_s"], f["pdu_anonymous_s"]))
+        s.append("| %d idle negotiated connections | +%.1f MiB (%.1f KiB "
+                 "each) |" % (f["idle_negotiated"], f["idle_neg_delta_mib"],
+                              f["idle_neg_kib_each"]))
+        s.append("| %d idle signed user sessions | +%.1f MiB (%.1f KiB "
+                 "each), %d failed |" % (f["idle_sessions"],
+                                        f["idle_sess_delta_mib"],
+                                        f["idle_sess_kib_each"],
+                                        f["idle_session_errors"]))
+        s.append("| closed after: 2 bytes of an NBT length / a partial PDU "
+                 "/ NEGOTIATE then nothing / an anonymous session then "
+                 "nothing | %s / %s / %s / %s s (bounds 30 / 30 / 60 / 60) |"
+                 % (f.get("partial_header"), f.get("partial_pdu"),
+                    f.get("negotiated"), f.get("anonymous")))
+        s.append("| slowloris connections still open at the end | %d of "
+                 "%d |" % (f["slowloris_open_after"], f["slowloris"]))
+        s.append("| ECHO round trips meanwhile | %d: p50 %s ms, p99 %s ms, "
+                 "max %s ms |" % (f["echo_n"], f["echo_p50_ms"],
+                                  f["echo_p99_ms"], f["echo_max_ms"]))
+        s.append("| after an RST: a deny-all open with a byte-range lock "
+                 "/ half an 8 MiB WRITE / a durable v2 open asking 3 s | "
+                 "another client opens and locks after %s s / %s bytes of "
+                 "it on disk / closed after %s s |"
+                 % (f["open_lock_freed_s"], f["half_write_bytes"],
+                    f["durable_closed_s"]))
+        s.append("| the slow bad-input cases (`RINGSMB_SLOW=1`) | %s |"
+                 % f["slow_badinput"])
+        s.append("")
+        s.append(_trailer(li))
+    td = d.get("teardown")
+    if td:
+        f = td["figures"]
+        s.append("### Teardown with work pending (T10, item 42), ASan+UBSan "
+                 "build\n")
+        s.append("Each iteration: an anonymous connection opens a file, "
+                 "sends a blocking LOCK on a byte another connection holds "
+                 "and a CHANGE_NOTIFY on the share's root (both answered "
+                 "STATUS_PENDING), a CANCEL of a MessageId never sent, a 1 "
+                 "MiB READ and the first half of a 1 MiB WRITE, then "
+                 "resets the connection.\n")
+        s.append("| iterations | s | interim answers | in-flight ring ops "
+                 "before / after | open files before / after | fds before "
+                 "/ after | sanitizer reports |")
+        s.append("|---|---|---|---|---|---|---|")
+        s.append("| %d | %s | %s | %s / %s | %s / %s | %d / %d | %d |" % (
+            f["iterations"], f["seconds"], ", ".join(
+                "%s %d" % kv for kv in sorted(f["answers"].items())),
+            f["before"]["ringsmb_uring_inflight"],
+            f["after"]["ringsmb_uring_inflight"],
+            f["before"]["ringsmb_open_files"],
+            f["after"]["ringsmb_open_files"], f["fds_before"],
+            f["fds_after"], f["sanitizer_reports"]))
+        s.append("")
+        s.append(_trailer(td))
     fz = d.get("fuzz")
     if fz and fz["figures"].get("harnesses"):
         f = fz["figures"]

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 import common                                            # noqa: E402
 import report                                            # noqa: E402
 
-PARTS = ("symlink", "churn", "races", "soak", "fuzz", "durability")
+PARTS = ("symlink", "churn", "races", "limits", "teardown", "soak", "fuzz", "durability")
 
 
 def part_module(name):
@@ -67,7 +67,8 @@ def main():
     print("machine: %s" % common.machine())
     results, failed = {}, []
     for name in parts:
-        binary = args.asan_smbd if name == "races" else args.smbd
+        binary = args.asan_smbd if name in ("races", "teardown") \
+            else args.smbd
         if name != "fuzz" and not Path(binary).exists():
             print("%s: %s not found (make build / make asan)"
                   % (name, binary))
