@@ -196,7 +196,8 @@ struct smbd_server {
 	uint64_t next_conn_id;          /* smbstatus names connections */
 	struct smbd_control *control;   /* server/control.c, or NULL */
 	struct smbd_metrics *metrics;   /* server/metrics.c, or NULL */
-	bool heap_trimmed;              /* server.c idle_trim: since quiet */
+	/* server.c idle_trim: bytes_in + conns_accepted at the last trim */
+	uint64_t trimmed_at;
 	/*
 	 * Threads for the AES passes (crypto_offload: 1 << enum
 	 * smbd_crypto_op) over messages of at least crypto_min_size bytes

@@ -232,19 +232,25 @@ static bool conn_has_opens(const struct smbd_conn *conn)
  * smbd_malloc_tuning): hand it back once no connection has received a
  * PDU for a whole check interval, once per quiet spell.
  */
+/*
+ * Once no connection has sent a PDU for a check interval, hand the heap
+ * back if anything arrived since the last trim.  Counting what arrived
+ * (not "was a connection active at the last check") also catches a
+ * burst that came and went between two checks.
+ */
 static void idle_trim(struct smbd_server *server, struct timeval now)
 {
 	const struct smbd_conn *conn = NULL;
+	uint64_t seen = server->stats.bytes_in + server->stats.conns_accepted;
 
 	for (conn = server->conns; conn != NULL; conn = conn->next) {
 		if (tevent_timeval_until(&conn->last_activity, &now).tv_sec <
 		    SMBD_DEADTIME_CHECK_SECS) {
-			server->heap_trimmed = false;
 			return;
 		}
 	}
-	if (!server->heap_trimmed) {
-		server->heap_trimmed = true;
+	if (seen != server->trimmed_at) {
+		server->trimmed_at = seen;
 		malloc_trim(0);
 	}
 }
