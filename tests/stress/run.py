@@ -6,11 +6,13 @@ figures written to docs/reliability.md (RELIABILITY.md's goals G1-G11).
     tests/stress/run.py --long          long mode (30-minute soak, longer
                                         races, fuzz CPU time per harness)
     tests/stress/run.py --only churn    one part (symlink, churn, races,
-                                        soak, fuzz, durability;
-                                        repeatable)
+                                        limits, teardown, soak, fuzz,
+                                        durability; repeatable)
 
 Parts: symlink_race.py (G10), churn.py (T5, G7), races.py (item 41 under
-ASan+UBSan), soak.py (T13, G11, heap after a burst), fuzz.py (G1),
+ASan+UBSan), limits.py (G4, G5, G7: idle, stalled and reset clients, the
+slow bad-input cases), teardown.py (T10, item 42 under ASan+UBSan),
+soak.py (T13, G11, heap after a burst), fuzz.py (G1),
 durability.py (T8, G6: kill -9 with WRITEs in flight, fsync before the
 reply; copy, splice and io_uring-off).  Each
 prints its figures; report.py keeps the figures of earlier runs for the
