@@ -42,6 +42,7 @@ QUICK = [
     "tests/integration/test_faults.py",
     "tests/integration/test_limits.py",
     "tests/integration/test_session.py",
+    "tests/integration/test_casefold.py",
 ]
 
 # (id, what the bug is, file, text, replacement)
@@ -216,11 +217,13 @@ def write_doc(results, suite, seconds, integration_only=False):
     killed = sum(1 for r in results if r["outcome"] == "killed")
     lines = [begin, "## Mutation testing" +
              (" through the wire alone" if integration_only else ""), "",
-             "`tests/mutation/run.py --suite %s` on %s (git %s, %.0f min): "
+             "`tests/mutation/run.py --suite %s%s` on %s (git %s, %.0f "
+             "min): "
              "**%d of %d mutants killed**. Each mutant is one small bug put "
              "into the daemon; the suite runs against it in a worktree of "
              "its own; the first failing step kills it%s." % (
-                 suite, time.strftime("%Y-%m-%d"),
+                 suite, " --integration-only" if integration_only else "",
+                 time.strftime("%Y-%m-%d"),
                  subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                                 cwd=str(REPO), stdout=subprocess.PIPE,
                                 text=True).stdout.strip(),
