@@ -341,10 +341,11 @@ static const struct smbd_state_hooks state_hooks = {
 };
 
 /*
- * Everything that must be created in the process that serves: the event
- * context and the ring (SINGLE_ISSUER: after any fork), the listeners.
+ * What every server needs before it serves a connection: the event
+ * context and the ring (SINGLE_ISSUER: after any fork), worker 0,
+ * identities, the crypto settings, the ids and the receive budget.
  */
-int smbd_server_start(struct smbd_server *server)
+static int server_start_core(struct smbd_server *server)
 {
 	server->hooks = state_hooks;
 	server->ev = tevent_context_init(server);
@@ -377,6 +378,19 @@ int smbd_server_start(struct smbd_server *server)
 		return -1;
 	}
 	server->next_file_id = 1;
+	return 0;
+}
+
+/*
+ * Everything that must be created in the process that serves: the core
+ * above, then signals, the listeners, the deadtime timer, the control
+ * socket, the metrics endpoint and the other workers.
+ */
+int smbd_server_start(struct smbd_server *server)
+{
+	if (server_start_core(server) != 0) {
+		return -1;
+	}
 	if (setup_signals(server) != 0 || smbd_listeners_open(server) != 0) {
 		return -1;
 	}
@@ -395,15 +409,18 @@ int smbd_server_start(struct smbd_server *server)
 	return 0;
 }
 
-int smbd_server_run(struct smbd_server *server)
+int smbd_server_start_embedded(struct smbd_server *server)
 {
-	DBG_NOTICE("smbd version %s started\n", RINGSMB_VERSION);
-	while (!server->shutting_down) {
-		if (tevent_loop_once(server->ev) != 0 && errno != EINTR) {
-			DBG_ERR("event loop failed: %s\n", strerror(errno));
-			return 1;
-		}
+	if (server_start_core(server) != 0) {
+		return -1;
 	}
+	/* "smb2 workers = 1" keeps it on this thread (server.h) */
+	smbd_workers_start(server);
+	return 0;
+}
+
+void smbd_server_stop(struct smbd_server *server)
+{
 	TALLOC_FREE(server->control);   /* its socket file goes too */
 	TALLOC_FREE(server->metrics);
 	/* the other workers free their connections and stop */
@@ -414,5 +431,17 @@ int smbd_server_run(struct smbd_server *server)
 	}
 	/* before the file table they are listed in */
 	smbd_durable_shutdown(server);
+}
+
+int smbd_server_run(struct smbd_server *server)
+{
+	DBG_NOTICE("smbd version %s started\n", RINGSMB_VERSION);
+	while (!server->shutting_down) {
+		if (tevent_loop_once(server->ev) != 0 && errno != EINTR) {
+			DBG_ERR("event loop failed: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	smbd_server_stop(server);
 	return 0;
 }

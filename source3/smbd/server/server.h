@@ -29,5 +29,21 @@ int smbd_server_start(struct smbd_server *server);
 int smbd_server_reload(struct smbd_server *server, const char *why);
 /* Runs the event loop until SIGTERM/SIGINT; returns the exit code. */
 int smbd_server_run(struct smbd_server *server);
+/*
+ * What smbd_server_run does once the loop ends: the workers stopped,
+ * every connection freed, the durable opens dropped.  The server can
+ * then be freed.
+ */
+void smbd_server_stop(struct smbd_server *server);
+
+/*
+ * For in-process drivers (tests/fuzz/fuzz_server.c): smbd_server_start
+ * without signals, listeners, the deadtime timer, the control socket and
+ * the metrics endpoint.  Connections come from smbd_conn_new
+ * (server/conn.h) on sockets the caller made; the caller runs server->ev
+ * and ends with smbd_server_stop.  With "smb2 workers = 1" and "smb2
+ * crypto threads = 0" everything runs on the calling thread.
+ */
+int smbd_server_start_embedded(struct smbd_server *server);
 
 #endif
