@@ -594,10 +594,14 @@ NTSTATUS smbd_session_tcons_follow(struct smbd_session *s)
 
 	for (t = s->tcons; t != NULL; t = t->next) {
 		struct smbd_identity_ref *ref = NULL;
-		NTSTATUS status = smbd_tcon_identity(t->vfs, s, t->share,
-						     t->as_root, t->as_guest,
-						     &ref);
+		NTSTATUS status;
 
+		/* IPC$: no VFS, no identity to follow (found by fuzz_server) */
+		if (t->vfs == NULL) {
+			continue;
+		}
+		status = smbd_tcon_identity(t->vfs, s, t->share, t->as_root,
+					    t->as_guest, &ref);
 		if (!NT_STATUS_IS_OK(status)) {
 			return status;
 		}
