@@ -462,3 +462,31 @@ def test_rpc_bad_input(ipc_server, pipe_client, target, case):
     out = p2.call(dc.OP_SERVER_GET_INFO,
                   dc.srvsvc_server_get_info_req(dc.server_unc(c.host), 100))
     assert out["type"] == "response", out
+
+
+def test_reauth_with_ipc_tree_connect(ipc_server):
+    """An anonymous session with an IPC$ tree connect re-authenticates
+    (a second anonymous SESSION_SETUP on the same session): the IPC$ tree
+    connect has no VFS identity to follow.  This crashed ringsmb (NULL
+    dereference, found by fuzz_server); the server must answer it, keep
+    the tree connect usable and serve the next client."""
+    import rawsmb as R
+    with R.Conn(ipc_server.host, ipc_server.port, timeout=10) as c:
+        c.negotiate()
+        c.session_setup_anonymous()
+        c.tree_connect("IPC$")
+        r = c.request("SESSION_SETUP", R.session_setup_body(
+            R.spnego_init(R.ntlm_negotiate())))
+        c.expect(r, "STATUS_MORE_PROCESSING_REQUIRED")
+        r = c.request("SESSION_SETUP", R.session_setup_body(
+            R.spnego_resp(R.ntlm_authenticate())))
+        c.expect(r)
+        c.expect(c.request("ECHO"))
+        r = c.request("CREATE", R.create_body("srvsvc",
+                                              desired_access=0x0012019F))
+        assert r.status_name in ("STATUS_SUCCESS", "STATUS_ACCESS_DENIED"), r
+    assert ipc_server.alive()
+    with R.Conn(ipc_server.host, ipc_server.port, timeout=10) as c:
+        c.negotiate()
+        c.session_setup_anonymous()
+        c.tree_connect("IPC$")
