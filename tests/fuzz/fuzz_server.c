@@ -34,9 +34,10 @@
  * session, open, lease, durable handle, descriptor or talloc memory
  * left (fuzz_server_env.h).  LeakSanitizer does the rest.
  *
- * Seed corpus: tests/fuzz/corpus/server/ (built by
- * tests/fuzz/make_server_seeds.py, which also documents the encoding
- * byte by byte); dictionary: tests/fuzz/fuzz_server.dict.
+ * Seed corpus: tests/fuzz/corpus/server/ (seed-* written by
+ * tests/fuzz/make_server_seeds.py, which also spells the encoding out
+ * byte by byte; crash-* are inputs that found bugs).  FUZZ_SERVER_TRACE=1
+ * prints every response, FUZZ_SERVER_DEBUG=<level> the server's log.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -189,6 +190,28 @@ static void base_hdr(struct fz_prog *g, struct smb2_hdr *h, uint16_t op)
 
 /* ---- the kinds: each fills body, returns its length ---- */
 
+/*
+ * Appends a negotiate context (8-aligned from the header) at b + len:
+ * returns the new length.
+ */
+static size_t negctx(uint8_t *b, size_t len, uint16_t type,
+		     const uint8_t *data, uint16_t dlen)
+{
+	len = (len + 64 + 7) / 8 * 8 - 64;
+	push_le16(b + len, type);
+	push_le16(b + len + 2, dlen);
+	memset(b + len + 4, 0, 4);
+	memcpy(b + len + 8, data, dlen);
+	return len + 8 + dlen;
+}
+
+/*
+ * Operands: dialect mask (0x202, 0x210, 0x300, 0x302, 0x311, 0x2FF),
+ * SecurityMode, Capabilities, contexts (bit 0 encryption with the cipher
+ * in bits 1-2, bit 3 signing with the algorithm in bits 4-5, bit 6 one
+ * raw context, bit 7 a raw hash algorithm), credits to ask for, 16 bytes
+ * ClientGuid; with 3.1.1 the 32-byte salt and what the bits ask for.
+ */
 static size_t build_negotiate(struct fz_prog *g, uint8_t *b)
 {
 	static const uint16_t dialects[] = {
@@ -196,7 +219,8 @@ static size_t build_negotiate(struct fz_prog *g, uint8_t *b)
 		SMB2_DIALECT_0302, SMB2_DIALECT_0311, SMB2_DIALECT_WILDCARD,
 	};
 	uint8_t mask = u8(g), secmode = u8(g), caps = u8(g), ctx = u8(g);
-	uint16_t n = 0, nctx = 0;
+	uint8_t d[64];
+	uint16_t n = 0, nctx = 1, type;
 	size_t len, i;
 
 	g->credit_ask = 1 + u8(g);
@@ -219,50 +243,34 @@ static size_t build_negotiate(struct fz_prog *g, uint8_t *b)
 	if (!(mask & 0x10)) {
 		return len;
 	}
-	len = (len + 64 + 7) / 8 * 8 - 64;
-	push_le32(b + 28, (uint32_t)(len + 64));
-	/* preauth integrity: SHA-512, a 32-byte salt */
-	push_le16(b + len, 1);
-	push_le16(b + len + 2, 38);
-	memset(b + len + 4, 0, 4);
-	push_le16(b + len + 8, 1);
-	push_le16(b + len + 10, 32);
-	push_le16(b + len + 12, (ctx & 0x80) ? u16(g) : 1);
-	bytes(g, b + len + 14, 32);
-	len += 8 + 38;
-	nctx++;
-	if (ctx & 1) {                  /* encryption: the ciphers in ctx */
-		len = (len + 64 + 7) / 8 * 8 - 64;
-		push_le16(b + len, 2);
-		push_le16(b + len + 2, 6);
-		memset(b + len + 4, 0, 4);
-		push_le16(b + len + 8, 2);
-		push_le16(b + len + 10, 1 + ((ctx >> 1) & 3));
-		push_le16(b + len + 12, 2);
-		len += 14;
+	push_le32(b + 28, (uint32_t)((len + 64 + 7) / 8 * 8));
+	/* preauth integrity: one hash (SHA-512), a 32-byte salt */
+	push_le16(d, 1);
+	push_le16(d + 2, 32);
+	push_le16(d + 4, (ctx & 0x80) ? u16(g) : 1);
+	bytes(g, d + 6, 32);
+	len = negctx(b, len, 1, d, 38);
+	if (ctx & 1) {                  /* encryption: a cipher, then GCM */
+		push_le16(d, 2);
+		push_le16(d + 2, 1 + ((ctx >> 1) & 3));
+		push_le16(d + 4, 2);
+		len = negctx(b, len, 2, d, 6);
 		nctx++;
 	}
-	if (ctx & 8) {                  /* signing: HMAC, CMAC, GMAC */
-		len = (len + 64 + 7) / 8 * 8 - 64;
-		push_le16(b + len, 8);
-		push_le16(b + len + 2, 8);
-		memset(b + len + 4, 0, 4);
-		push_le16(b + len + 8, 3);
-		push_le16(b + len + 10, (ctx >> 4) & 3);
-		push_le16(b + len + 12, 1);
-		push_le16(b + len + 14, 2);
-		len += 16;
+	if (ctx & 8) {                  /* signing: one, then CMAC, GMAC */
+		push_le16(d, 3);
+		push_le16(d + 2, (ctx >> 4) & 3);
+		push_le16(d + 4, 1);
+		push_le16(d + 6, 2);
+		len = negctx(b, len, 8, d, 8);
 		nctx++;
 	}
 	if (ctx & 0x40) {               /* one raw context from the input */
 		uint8_t dl = u8(g) % 64;
 
-		len = (len + 64 + 7) / 8 * 8 - 64;
-		push_le16(b + len, u16(g));
-		push_le16(b + len + 2, dl);
-		memset(b + len + 4, 0, 4);
-		bytes(g, b + len + 8, dl);
-		len += 8 + dl;
+		type = u16(g);
+		bytes(g, d, dl);
+		len = negctx(b, len, type, d, dl);
 		nctx++;
 	}
 	push_le16(b + 32, nctx);

@@ -362,9 +362,13 @@ void fz_env_down(struct fz_env *env)
 		env->client_fd = -1;
 	}
 	fz_env_run_idle(env);
-	if (fz_env_conn_alive(env)) {
-		/* the kernel may still owe the ring the EOF */
-		fz_env_wait_real(env, 5);
+	/* the kernel may still owe the ring the EOF; then timers */
+	for (i = 0; i < 6 && fz_env_conn_alive(env); i++) {
+		if (i < 3) {
+			fz_env_wait_real(env, 5);
+		} else {
+			fz_env_advance(env, 60);
+		}
 	}
 	if (fz_env_conn_alive(env)) {
 		fz_fail("the connection outlived its client's close");
