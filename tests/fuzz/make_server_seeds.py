@@ -114,6 +114,12 @@ def set_info_delete(slot):
     return bytes([SET_INFO, 2, slot, 1])
 
 
+def set_info_basic(slot, create=0, access=0, write=0, change=0, attrs=0):
+    # x = class index 0 (BASIC), type 1, the 40 bytes canned
+    return bytes([SET_INFO, 0, slot]) + struct.pack(
+        '<QQQQII', create, access, write, change, attrs, 0)
+
+
 def compound(parts, related=True):
     # parts: (kind index in the compound table, operands)
     x = (len(parts) - 2) | (0x80 if related else 0)
@@ -183,6 +189,10 @@ SEEDS = {
     # with an IPC$ tree connect dereferenced its NULL VFS
     'ipc-anon-reauth': b'\x00' + negotiate() + session(guest=False) +
     tree(share=2) + session(guest=False, reauth=True) + bytes([ECHO]),
+    # found by the fuzzer: a LastAccessTime past INT64_MAX overflowed the
+    # NTTIME conversion before the check rejected it
+    'setinfo-time-overflow': b'\x00' + START + create(N_A) +
+    set_info_basic(0, access=0x8000000000000000) + close(),
     'two-sessions': b'\x00' + START + session(guest=False, slot=1) +
     bytes([SELECT, 0x11]) + tree(share=1, slot=1) + create(N_A) +
     bytes([SELECT, 0x00]) + bytes([LOGOFF]) + bytes([SELECT, 0x11]) +

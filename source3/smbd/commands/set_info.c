@@ -137,22 +137,25 @@ static NTSTATUS si_basic_dosmode(struct si_ctx *s)
  */
 static NTSTATUS si_basic(struct si_ctx *s)
 {
-	struct timespec ts[2] = {
-		si_timespec(s->in->basic.access_time),
-		si_timespec(s->in->basic.write_time),
-	};
+	struct timespec ts[2];
 	NTSTATUS status = si_need(s, SMB2_FILE_WRITE_ATTRIBUTES);
 
 	if (NT_STATUS_IS_OK(status)) {
 		status = si_basic_check(s);
 	}
-	if (NT_STATUS_IS_OK(status)) {
-		/* any basic information, even all zero, settles a pending
-		 * write-time update (Windows 2016, smb2.timestamps) */
-		smbd_write_time_flush(s->open);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
-	if (NT_STATUS_IS_OK(status) &&
-	    (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT)) {
+	/*
+	 * Converted once checked: a time past INT64_MAX overflowed the
+	 * conversion's signed arithmetic (found by fuzz_server).
+	 */
+	ts[0] = si_timespec(s->in->basic.access_time);
+	ts[1] = si_timespec(s->in->basic.write_time);
+	/* any basic information, even all zero, settles a pending
+	 * write-time update (Windows 2016, smb2.timestamps) */
+	smbd_write_time_flush(s->open);
+	if (ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) {
 		status = vfs_fntimes_writer(s->open->fh, ts);
 	}
 	if (NT_STATUS_IS_OK(status) && ts[1].tv_nsec != UTIME_OMIT) {
