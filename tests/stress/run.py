@@ -6,13 +6,14 @@ figures written to docs/reliability.md (RELIABILITY.md's goals G1-G11).
     tests/stress/run.py --long          long mode (30-minute soak, longer
                                         races, fuzz CPU time per harness)
     tests/stress/run.py --only churn    one part (symlink, churn, races,
-                                        limits, teardown, soak, fuzz,
-                                        durability; repeatable)
+                                        limits, teardown, soak, soak-asan,
+                                        fuzz, durability; repeatable)
 
 Parts: symlink_race.py (G10), churn.py (T5, G7), races.py (item 41 under
 ASan+UBSan), limits.py (G4, G5, G7: idle, stalled and reset clients, the
 slow bad-input cases), teardown.py (T10, item 42 under ASan+UBSan),
-soak.py (T13, G11, heap after a burst), fuzz.py (G1),
+soak.py (T13, G11, heap after a burst), soak_asan.py (the soak on the
+ASan+UBSan build: G11's sanitizer count), fuzz.py (G1),
 durability.py (T8, G6: kill -9 with WRITEs in flight, fsync before the
 reply; copy, splice and io_uring-off).  Each
 prints its figures; report.py keeps the figures of earlier runs for the
@@ -35,13 +36,15 @@ sys.path.insert(0, str(HERE))
 import common                                            # noqa: E402
 import report                                            # noqa: E402
 
-PARTS = ("symlink", "churn", "races", "limits", "teardown", "soak", "fuzz", "durability")
+PARTS = ("symlink", "churn", "races", "limits", "teardown", "soak",
+         "soak-asan", "fuzz", "durability")
 
 
 def part_module(name):
     import importlib
-    return importlib.import_module({"symlink": "symlink_race"}.get(name,
-                                                                   name))
+    return importlib.import_module({"symlink": "symlink_race",
+                                    "soak-asan": "soak_asan"}.get(name,
+                                                                  name))
 
 
 def main():
@@ -69,7 +72,8 @@ def main():
     print("machine: %s" % common.machine())
     results, failed = {}, []
     for name in parts:
-        binary = args.asan_smbd if name in ("races", "teardown") \
+        binary = args.asan_smbd if name in ("races", "teardown",
+                                            "soak-asan") \
             else args.smbd
         if name != "fuzz" and not Path(binary).exists():
             print("%s: %s not found (make build / make asan)"
