@@ -40,10 +40,12 @@
  * prints every response, FUZZ_SERVER_DEBUG=<level> the server's log.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "lib/auth/auth.h"
+#include "lib/crypto/crypto.h"
 #include "lib/smb2/smb2_client.h"
 #include "lib/util/byteorder.h"
 #include "tests/fuzz/fuzz_server_client.h"
@@ -182,7 +184,7 @@ static void base_hdr(struct fz_prog *g, struct smb2_hdr *h, uint16_t op)
 	*h = (struct smb2_hdr){
 		.command = op,
 		.credit = g->credit_ask,
-		.session_id = c->sessions[c->cur_session],
+		.session_id = c->sessions[c->cur_session].id,
 		.tree_id = c->trees[c->cur_tree],
 		.process_id = 0xFEFF,
 	};
@@ -282,7 +284,8 @@ static size_t build_tree_connect(struct fz_prog *g, uint8_t *b,
 {
 	static const char *const shares[] = {
 		"\\\\FUZZ\\share", "\\\\FUZZ\\noop", "\\\\FUZZ\\IPC$",
-		"\\\\127.0.0.1\\nosuch",
+		"\\\\127.0.0.1\\nosuch", "\\\\FUZZ\\crypt",
+		"\\\\127.0.0.1\\CRYPT", "\\\\FUZZ\\ipc$", "\\\\FUZZ\\",
 	};
 	uint8_t x = u8(g);
 	size_t n;
@@ -291,7 +294,7 @@ static size_t build_tree_connect(struct fz_prog *g, uint8_t *b,
 	memset(b, 0, 8);
 	push_le16(b, 9);
 	push_le16(b + 4, 64 + 8);
-	n = utf16(shares[x & 3], b + 8);
+	n = utf16(shares[(x & 3) | ((x >> 3) & 4)], b + 8);
 	push_le16(b + 6, (uint16_t)n);
 	return 8 + n;
 }
@@ -725,9 +728,10 @@ static size_t build_element(struct fz_prog *g, enum fz_kind kind,
 /* ---- sending ---- */
 
 /* Overwrites 1-4 bytes of the frame (NBT header included). */
-static void mutate(struct fz_prog *g, struct fz_frame *f, size_t first)
+static void mutate(struct fz_prog *g, struct fz_frame *f, uint8_t how,
+		   size_t first)
 {
-	unsigned n = 1 + u8(g) % 4, i;
+	unsigned n = 1 + (how & 0x7F) % 4, i;
 
 	for (i = 0; i < n; i++) {
 		uint16_t pos = u16(g);
@@ -740,11 +744,32 @@ static void mutate(struct fz_prog *g, struct fz_frame *f, size_t first)
 	fz_client_untrack_from(g->c, first);
 }
 
+/*
+ * Signed (or encrypted) as a client would, then mutated: the mutation
+ * byte's bit 7 says after encryption (the TRANSFORM and ciphertext),
+ * else before it and after signing, so the server's signature check,
+ * or its parsing of what decrypts, meets the changed bytes.
+ */
 static void send_frame(struct fz_prog *g, struct fz_frame *f, uint8_t op,
 		       size_t first)
 {
+	struct fz_session *seal = fz_frame_sealer(g->c, f);
+	uint8_t how = 0;
+
+	if (seal == NULL) {
+		fz_frame_sign(g->c, f);
+	}
 	if (op & 0x40) {
-		mutate(g, f, first);
+		how = u8(g);
+		if (!(how & 0x80) || seal == NULL) {
+			mutate(g, f, how, first);
+		}
+	}
+	if (seal != NULL) {
+		fz_frame_seal(g->c, f, seal);
+		if ((op & 0x40) && (how & 0x80)) {
+			mutate(g, f, how, first);
+		}
 	}
 	fz_frame_send(g->c, f);
 	if (!(op & 0x80)) {
@@ -803,11 +828,19 @@ static void step_compound(struct fz_prog *g, uint8_t op)
 	send_frame(g, &f, op, first);
 }
 
-/* One SESSION_SETUP leg with blob; the response lands in c->setup_*. */
+/*
+ * One SESSION_SETUP leg with blob; the response lands in c->setup_*.
+ * hash is the session's 3.1.1 preauth chain (MS-SMB2 3.2.5.3.1): the
+ * request goes in as sent (signed, before encryption), a response asking
+ * for more too.
+ */
 static bool setup_leg(struct fz_prog *g, uint8_t flags, uint64_t sid,
-		      uint8_t slot, const uint8_t *blob, size_t blen)
+		      uint8_t slot, const uint8_t *blob, size_t blen,
+		      uint8_t hash[SMB2_PREAUTH_HASH_SIZE])
 {
+	struct fz_client *c = g->c;
 	struct fz_frame f = {};
+	struct fz_session *seal = NULL;
 	struct smb2_hdr h;
 	uint8_t *b = g->body;
 
@@ -820,19 +853,107 @@ static bool setup_leg(struct fz_prog *g, uint8_t flags, uint64_t sid,
 	push_le16(b + 12, 64 + 24);
 	push_le16(b + 14, (uint16_t)blen);
 	memcpy(b + 24, blob, blen);
-	g->c->setup_status = 0xFFFFFFFF;
-	if (fz_frame_add(g->c, &f, &h, b, 24 + blen, 0, false) == 0) {
+	c->setup_status = 0xFFFFFFFF;
+	if (fz_frame_add(c, &f, &h, b, 24 + blen, 0, false) == 0) {
 		return false;
 	}
-	g->c->reqs[g->c->num_reqs - 1].session_slot = slot;
-	fz_frame_send(g->c, &f);
-	fz_client_settle(g->c);
-	return g->c->setup_status ==
-	       NT_STATUS_V(NT_STATUS_MORE_PROCESSING_REQUIRED);
+	c->reqs[c->num_reqs - 1].session_slot = slot;
+	seal = fz_frame_sealer(c, &f);
+	if (seal == NULL) {
+		fz_frame_sign(c, &f);
+	}
+	smb2_preauth_update(hash, &(struct iovec){ f.buf + 4, f.len - 4 }, 1);
+	if (seal != NULL) {
+		fz_frame_seal(c, &f, seal);
+	}
+	fz_frame_send(c, &f);
+	fz_client_settle(c);
+	if (c->setup_status != NT_STATUS_V(NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		return false;
+	}
+	smb2_preauth_update(hash, &(struct iovec){ c->setup_rsp,
+						   c->setup_rsp_len }, 1);
+	return true;
 }
 
 /*
- * mode: bit 0 an unknown user (guest) instead of anonymous; bit 1 the
+ * After a user's logon: the session's keys (MS-SMB2 3.2.5.3.1), for a
+ * new session or one that had none (a re-authentication of an anonymous
+ * session makes them then), and the final response, which the server
+ * signs with them, must verify.
+ */
+static void session_keys(struct fz_client *c, struct auth_client *ac,
+			 unsigned slot,
+			 const uint8_t hash[SMB2_PREAUTH_HASH_SIZE])
+{
+	struct fz_session *s = &c->sessions[slot];
+	uint8_t key[AUTH_SESSION_KEY_SIZE];
+	struct iovec iov = { c->setup_rsp, c->setup_rsp_len };
+	unsigned i;
+
+	if (fz_client_keys(c, s->id) != NULL ||
+	    (c->setup_session_flags & (SMB2_SESSION_FLAG_IS_GUEST |
+				       SMB2_SESSION_FLAG_IS_NULL)) ||
+	    (c->dialect == SMB2_DIALECT_0311 && !c->preauth_known) ||
+	    !auth_client_session_key(ac, key)) {
+		return;
+	}
+	if (smb2_derive_keys(c->dialect, c->cipher_id, key, sizeof(key), hash,
+			     &s->keys) != 0) {
+		return;                 /* no dialect, or 0x02FF */
+	}
+	crypto_wipe(key, sizeof(key));
+	for (i = 0; i < FZ_SLOTS; i++) {
+		if (c->sessions[i].id == s->id) {
+			c->sessions[i].have_keys = false;
+		}
+	}
+	s->have_keys = true;
+	s->dialect = c->dialect;
+	s->signing_alg = c->signing_alg;
+	s->cipher_id = s->keys.cipher_key_len != 0 ? c->cipher_id : 0;
+	s->encrypt = (c->setup_session_flags &
+		      SMB2_SESSION_FLAG_ENCRYPT_DATA) != 0;
+	if (s->cipher_id != 0 && smb2_nonce_gen_init(&s->nonce) != 0) {
+		fz_fail("no random numbers");
+	}
+	if (c->setup_rsp != NULL &&
+	    (pull_le32(c->setup_rsp + SMB2_HDR_OFS_FLAGS) & SMB2_FLAGS_SIGNED) &&
+	    smb2_sign_check(s->dialect, s->signing_alg, s->keys.signing, &iov,
+			    1, true) != 0) {
+		fz_fail("the final SESSION_SETUP response does not verify");
+	}
+	if (c->trace) {
+		fprintf(stderr, "fuzz_server: session 0x%llx: keys for dialect "
+			"0x%04x, signing %u, cipher %u%s\n",
+			(unsigned long long)s->id, s->dialect, s->signing_alg,
+			s->cipher_id, s->encrypt ? ", encrypts" : "");
+	}
+}
+
+static struct auth_client *setup_client(TALLOC_CTX *mem_ctx, uint8_t mode)
+{
+	struct auth_client_settings set = {
+		.user = "", .domain = "", .password = "",
+		.workstation = "FZ", .anonymous = true,
+	};
+
+	if (mode & 0x80) {
+		set.user = FZ_USER;
+		set.password = (mode & 1) ? "wrong" : FZ_PASSWORD;
+		set.anonymous = false;
+	} else if (mode & 1) {
+		set.user = "fuzzguest";
+		set.password = "pw";
+		set.anonymous = false;
+	}
+	return auth_client_new(mem_ctx, &set);
+}
+
+/*
+ * mode: bit 0 an unknown user (guest) instead of anonymous; bit 7 the
+ * user FZ_USER with its password (with bit 0 a wrong one), which gives
+ * the session keys: signing, and encryption where asked; bit 1 the
  * BINDING flag; bit 2 re-authenticate the current session; bit 3 stop
  * after the first leg; bits 4-6 the slot the session goes to.
  */
@@ -841,38 +962,45 @@ static void step_session_setup(struct fz_prog *g)
 	uint8_t mode = u8(g);
 	struct fz_client *c = g->c;
 	TALLOC_CTX *tmp = talloc_new(NULL);
-	struct auth_client *ac = auth_client_new(tmp,
-		&(struct auth_client_settings){
-			.user = (mode & 1) ? "fuzzguest" : "",
-			.domain = "",
-			.password = (mode & 1) ? "pw" : "",
-			.workstation = "FZ",
-			.anonymous = !(mode & 1),
-		});
-	uint64_t sid = (mode & 4) ? c->sessions[c->cur_session] : 0;
+	struct auth_client *ac = setup_client(tmp, mode);
+	const struct fz_session *cur = &c->sessions[c->cur_session];
+	uint64_t sid = (mode & 4) ? cur->id : 0;
+	uint8_t hash[SMB2_PREAUTH_HASH_SIZE];
 	uint8_t *out = NULL;
 	size_t out_len = 0;
-	unsigned leg;
+	unsigned leg, slot = (mode >> 4) & 7;
+	NTSTATUS st = NT_STATUS_MORE_PROCESSING_REQUIRED;
 
+	/* a re-authentication goes on with the session's chain */
+	memcpy(hash, (mode & 4) ? cur->preauth : c->preauth, sizeof(hash));
 	if (ac == NULL || !NT_STATUS_EQUAL(
 		    auth_client_update(ac, tmp, NULL, 0, &out, &out_len),
 		    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
 		fz_fail("the NTLMSSP client does not start");
 	}
 	for (leg = 0; leg < 3 && out != NULL; leg++) {
-		NTSTATUS st;
+		bool more = setup_leg(g, (mode & 2) ?
+				      SMB2_SESSION_FLAG_BINDING : 0,
+				      sid, slot, out, out_len, hash);
 
-		if (!setup_leg(g, (mode & 2) ? SMB2_SESSION_FLAG_BINDING : 0,
-			       sid, (mode >> 4) & 7, out, out_len) ||
-		    (mode & 8)) {
+		if ((mode & 8) || (!more && c->setup_status != 0)) {
 			break;
 		}
+		/* also the final token: its mechListMIC, then the key */
 		sid = c->setup_session_id;
 		out = NULL;
 		st = auth_client_update(ac, tmp, c->setup_blob,
 					c->setup_blob_len, &out, &out_len);
-		if (!NT_STATUS_EQUAL(st, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
+		if (!more || !NT_STATUS_EQUAL(
+			    st, NT_STATUS_MORE_PROCESSING_REQUIRED)) {
 			break;
+		}
+	}
+	/* the last leg's answer: OK, and the client took its token */
+	if (c->setup_status == 0 && c->sessions[slot].id == c->setup_session_id) {
+		memcpy(c->sessions[slot].preauth, hash, sizeof(hash));
+		if (NT_STATUS_IS_OK(st) && (mode & 0x80)) {
+			session_keys(c, ac, slot, hash);
 		}
 	}
 	talloc_free(tmp);
@@ -931,10 +1059,12 @@ static void step(struct fz_prog *g)
 	case FZ_CANCEL:
 		step_cancel(g, op);
 		break;
-	case FZ_SELECT:
+	case FZ_SELECT:                 /* and what keys are used for */
 		x = u8(g);
 		g->c->cur_session = x & 7;
 		g->c->cur_tree = (x >> 4) & 7;
+		g->c->plaintext = (x & 0x08) != 0;
+		g->c->unsigned_reqs = (x & 0x80) != 0;
 		break;
 	case FZ_RAW:
 		step_raw(g);

@@ -1,5 +1,7 @@
 /*
- * The client end of fuzz_server (fuzz_server_client.h).
+ * The client end of fuzz_server (fuzz_server_client.h).  Signing and
+ * encryption follow the client's side of MS-SMB2: 3.2.4.1.1 (sign),
+ * 3.2.4.1.8 (encrypt), 3.2.5.1.1 (decrypt), 3.2.5.1.3 (verify).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -7,6 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "lib/smb2/smb2_client.h"
+#include "lib/smb2/transform.h"
 #include "lib/util/byteorder.h"
 #include "source3/smbd/pipeline/credits.h"
 #include "tests/fuzz/fuzz_server_client.h"
@@ -126,6 +130,9 @@ void fz_client_free(struct fz_client *c)
 	TALLOC_FREE(c->in);
 	TALLOC_FREE(c->out);
 	TALLOC_FREE(c->setup_blob);
+	TALLOC_FREE(c->setup_rsp);
+	TALLOC_FREE(c->negprot_req);
+	crypto_wipe(c->sessions, sizeof(c->sessions));
 }
 
 uint64_t fz_client_credits(const struct fz_client *c)
@@ -230,9 +237,36 @@ static void queue_out(struct fz_client *c, const uint8_t *buf, size_t len)
 	flush_out(c);
 }
 
+/*
+ * A lone NEGOTIATE as it goes out: the 3.1.1 preauth hash starts with
+ * it (MS-SMB2 3.2.5.2).  Anything else leaves the hash unknown.
+ */
+static void note_negprot(struct fz_client *c, const struct fz_frame *f)
+{
+	const uint8_t *m = f->buf + 4;
+	size_t len = f->len - 4;
+
+	if (len < SMB2_HDR_SIZE ||
+	    pull_le32(m) != SMB2_PROTOCOL_ID ||
+	    pull_le16(m + SMB2_HDR_OFS_COMMAND) != SMB2_OP_NEGPROT) {
+		return;
+	}
+	TALLOC_FREE(c->negprot_req);
+	c->negprot_req_len = 0;
+	if (f->elements != 1) {
+		return;
+	}
+	c->negprot_req = talloc_memdup(c->env->top, m, len);
+	if (c->negprot_req == NULL) {
+		fz_fail("out of memory");
+	}
+	c->negprot_req_len = len;
+}
+
 void fz_frame_send(struct fz_client *c, struct fz_frame *f)
 {
 	if (f->buf != NULL) {
+		note_negprot(c, f);
 		push_be32(f->buf, (uint32_t)(f->len - 4) & FZ_NBT_MAX);
 		queue_out(c, f->buf, f->len);
 	}
@@ -257,7 +291,7 @@ void fz_client_untrack_from(struct fz_client *c, size_t first_req)
 	}
 }
 
-/* ---- responses ---- */
+/* ---- signing and encryption of requests ---- */
 
 static struct fz_req *find_req(struct fz_client *c, uint64_t mid)
 {
@@ -270,6 +304,118 @@ static struct fz_req *find_req(struct fz_client *c, uint64_t mid)
 	}
 	return NULL;
 }
+
+struct fz_session *fz_client_keys(struct fz_client *c, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < FZ_SLOTS; i++) {
+		if (c->sessions[i].have_keys && c->sessions[i].id == id) {
+			return &c->sessions[i];
+		}
+	}
+	return NULL;
+}
+
+static bool tree_encrypted(const struct fz_client *c, uint32_t tree_id)
+{
+	unsigned i;
+
+	for (i = 0; i < FZ_SLOTS; i++) {
+		if (c->trees[i] == tree_id && c->tree_encrypt[i]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+struct fz_session *fz_frame_sealer(struct fz_client *c,
+				   const struct fz_frame *f)
+{
+	const uint8_t *h = f->buf + 4;
+	struct fz_session *s = NULL;
+
+	if (f->buf == NULL || c->plaintext) {
+		return NULL;
+	}
+	s = fz_client_keys(c, pull_le64(h + SMB2_HDR_OFS_SESSION_ID));
+	if (s == NULL || s->cipher_id == 0 ||
+	    (!s->encrypt &&
+	     !tree_encrypted(c, pull_le32(h + SMB2_HDR_OFS_TREE_ID)))) {
+		return NULL;
+	}
+	return s;
+}
+
+/* One element, [at, end) of the frame: signed if its session has keys */
+static void sign_element(struct fz_client *c, uint8_t *h, size_t len)
+{
+	struct fz_session *s = fz_client_keys(
+		c, pull_le64(h + SMB2_HDR_OFS_SESSION_ID));
+	struct iovec iov = { h, len };
+	struct fz_req *r = NULL;
+
+	if (s == NULL) {
+		return;
+	}
+	if (smb2_sign_pdu(s->dialect, s->signing_alg, s->keys.signing, &iov,
+			  1, false) != 0) {
+		fz_fail("cannot sign a request");
+	}
+	r = find_req(c, pull_le64(h + SMB2_HDR_OFS_MESSAGE_ID));
+	if (r != NULL) {
+		memcpy(r->signature, h + SMB2_HDR_OFS_SIGNATURE, 16);
+	}
+}
+
+/*
+ * Elements are found by NextCommand, which is ours (the program's
+ * mutations come after); each is signed with its padding, as the server
+ * checks it (MS-SMB2 3.2.4.1.1).
+ */
+void fz_frame_sign(struct fz_client *c, struct fz_frame *f)
+{
+	size_t at = 4;
+
+	while (f->buf != NULL && !c->unsigned_reqs &&
+	       f->len - at >= SMB2_HDR_SIZE) {
+		uint32_t next = pull_le32(f->buf + at +
+					  SMB2_HDR_OFS_NEXT_COMMAND);
+		size_t end = next != 0 ? at + next : f->len;
+
+		sign_element(c, f->buf + at, end - at);
+		if (next == 0) {
+			break;
+		}
+		at = end;
+	}
+}
+
+void fz_frame_seal(struct fz_client *c, struct fz_frame *f,
+		   struct fz_session *s)
+{
+	size_t msg_len = f->len - 4;
+	uint8_t *buf = talloc_size(c->env->top,
+				   4 + SMB2_TRANSFORM_HDR_SIZE + msg_len);
+	struct iovec iov;
+
+	if (buf == NULL) {
+		fz_fail("out of memory");
+	}
+	memcpy(buf + 4 + SMB2_TRANSFORM_HDR_SIZE, f->buf + 4, msg_len);
+	iov = (struct iovec){ buf + 4 + SMB2_TRANSFORM_HDR_SIZE, msg_len };
+	/* the client encrypts with the server's decryption key */
+	if (smb2_encrypt(s->cipher_id, s->keys.decrypt,
+			 s->keys.cipher_key_len, buf + 4, &iov, 1, s->id,
+			 &s->nonce) != 0) {
+		fz_fail("cannot encrypt a request");
+	}
+	talloc_free(f->buf);
+	f->buf = buf;
+	f->len = 4 + SMB2_TRANSFORM_HDR_SIZE + msg_len;
+}
+
+/* ---- responses ---- */
 
 static void got_break(struct fz_client *c, const uint8_t *body,
 		      size_t len)
@@ -292,6 +438,20 @@ static void got_break(struct fz_client *c, const uint8_t *body,
 	}
 }
 
+/*
+ * A slot takes a session: a different id than it had drops the keys
+ * (they belonged to the session that was there).
+ */
+static void slot_take(struct fz_client *c, unsigned slot, uint64_t id)
+{
+	struct fz_session *s = &c->sessions[slot % FZ_SLOTS];
+
+	if (s->id != id) {
+		crypto_wipe(s, sizeof(*s));
+		s->id = id;
+	}
+}
+
 static void got_setup(struct fz_client *c, const struct fz_req *r,
 		      const struct smb2_hdr *h, const uint8_t *el,
 		      size_t len)
@@ -300,11 +460,16 @@ static void got_setup(struct fz_client *c, const struct fz_req *r,
 
 	c->setup_status = h->status;
 	c->setup_session_id = h->session_id;
+	c->setup_session_flags = 0;
 	TALLOC_FREE(c->setup_blob);
 	c->setup_blob_len = 0;
+	TALLOC_FREE(c->setup_rsp);
+	c->setup_rsp = talloc_memdup(c->env->top, el, len);
+	c->setup_rsp_len = c->setup_rsp != NULL ? len : 0;
 	if (len < SMB2_HDR_SIZE + 8) {
 		return;
 	}
+	c->setup_session_flags = pull_le16(el + SMB2_HDR_SIZE + 2);
 	ofs = pull_le16(el + SMB2_HDR_SIZE + 4);
 	blen = pull_le16(el + SMB2_HDR_SIZE + 6);
 	if (blen > 0 && ofs >= SMB2_HDR_SIZE && ofs <= len &&
@@ -313,8 +478,63 @@ static void got_setup(struct fz_client *c, const struct fz_req *r,
 		c->setup_blob_len = c->setup_blob != NULL ? blen : 0;
 	}
 	if (h->status == 0) {
-		c->sessions[r->session_slot % FZ_SLOTS] = h->session_id;
+		slot_take(c, r->session_slot, h->session_id);
 		c->cur_session = r->session_slot % FZ_SLOTS;
+	}
+}
+
+/* The one algorithm a 3.1.1 response context chose, or dflt. */
+static uint16_t chosen(const struct smb2_negprot_crsp *r, uint16_t type,
+		       uint16_t dflt)
+{
+	size_t i;
+
+	for (i = 0; i < r->num_negctx; i++) {
+		const struct smb2_negctx *x = &r->negctx[i];
+
+		if (x->type == type && x->len >= 4 &&
+		    pull_le16(x->data) == 1) {
+			return pull_le16(x->data + 2);
+		}
+	}
+	return dflt;
+}
+
+/*
+ * What NEGOTIATE chose, also from a response to mutated bytes (they went
+ * to the server as sent): the dialect, and what keys will need, the
+ * signing algorithm, the cipher and the 3.1.1 preauth hash.
+ */
+static void got_negprot(struct fz_client *c, const uint8_t *el, size_t len)
+{
+	struct smb2_negprot_crsp r;
+	struct smb2_pdu pdu;
+	struct iovec iov[2] = {
+		{ c->negprot_req, c->negprot_req_len }, { (void *)el, len },
+	};
+	bool is_error = false;
+
+	if (!NT_STATUS_IS_OK(smb2_rsp_carve(el, len, 65, &pdu, &is_error)) ||
+	    is_error || !NT_STATUS_IS_OK(smb2_negprot_crsp_pull(&pdu, &r))) {
+		return;
+	}
+	c->dialect = r.dialect;
+	c->signing_alg = SMB2_SIGNING_AES_CMAC;
+	c->cipher_id = 0;
+	if (r.dialect == SMB2_DIALECT_0311) {
+		c->signing_alg = chosen(&r, SMB2_SIGNING_CAPABILITIES,
+					SMB2_SIGNING_AES_CMAC);
+		c->cipher_id = chosen(&r, SMB2_ENCRYPTION_CAPABILITIES, 0);
+	} else if (r.dialect >= SMB2_DIALECT_0300 &&
+		   (r.capabilities & SMB2_GLOBAL_CAP_ENCRYPTION)) {
+		c->cipher_id = SMB2_ENCRYPTION_AES128_CCM;
+	}
+	memset(c->preauth, 0, sizeof(c->preauth));
+	c->preauth_known = c->negprot_req != NULL;
+	if (c->preauth_known) {
+		/* a chain: H(H(0 || request) || response) */
+		smb2_preauth_update(c->preauth, &iov[0], 1);
+		smb2_preauth_update(c->preauth, &iov[1], 1);
 	}
 }
 
@@ -326,17 +546,15 @@ static void got_final(struct fz_client *c, const struct fz_req *r,
 	size_t blen = len - SMB2_HDR_SIZE;
 
 	switch (h->command) {
-	case SMB2_OP_NEGPROT:
-		if (h->status == 0 && blen >= 6) {
-			c->dialect = pull_le16(body + 4);
-		}
-		break;
 	case SMB2_OP_SESSSETUP:
 		got_setup(c, r, h, el, len);
 		break;
 	case SMB2_OP_TCON:
-		if (h->status == 0) {
+		if (h->status == 0 && blen >= 8) {
 			c->trees[r->session_slot % FZ_SLOTS] = h->tree_id;
+			c->tree_encrypt[r->session_slot % FZ_SLOTS] =
+				(pull_le32(body + 4) &
+				 SMB2_SHAREFLAG_ENCRYPT_DATA) != 0;
 			c->cur_tree = r->session_slot % FZ_SLOTS;
 		}
 		break;
@@ -364,12 +582,44 @@ static void got_credits(struct fz_client *c, const struct smb2_hdr *h)
 	}
 }
 
+/*
+ * A response the server signed for a session we hold keys for must
+ * verify.  Not checked: no SIGNED flag, or a zero signature or the
+ * request's own echoed with it (what a server sends for a signed
+ * request it cannot answer signed, pipeline_response.c).
+ */
+static bool check_signature(struct fz_client *c, const struct fz_req *r,
+			    const struct smb2_hdr *h, const uint8_t *el,
+			    size_t len)
+{
+	static const uint8_t zero[16];
+	struct fz_session *s = NULL;
+	struct iovec iov = { (void *)el, len };
+
+	if (!(h->flags & SMB2_FLAGS_SIGNED) ||
+	    memcmp(h->signature, zero, sizeof(zero)) == 0 ||
+	    (r != NULL && memcmp(h->signature, r->signature, 16) == 0)) {
+		return false;
+	}
+	s = fz_client_keys(c, h->session_id);
+	if (s == NULL) {
+		return false;
+	}
+	if (smb2_sign_check(s->dialect, s->signing_alg, s->keys.signing,
+			    &iov, 1, true) != 0) {
+		fz_fail("%s response, MessageId %llu, status 0x%08x: its "
+			"signature does not verify", smb2_op_name(h->command),
+			(unsigned long long)h->message_id, h->status);
+	}
+	return true;
+}
+
 static void handle_element(struct fz_client *c, const uint8_t *el,
 			   size_t len)
 {
 	struct smb2_hdr h;
 	struct fz_req *r = NULL;
-	bool interim;
+	bool interim, verified;
 
 	if (!NT_STATUS_IS_OK(smb2_hdr_pull(el, len, &h))) {
 		fz_fail("a response element with a bad SMB2 header");
@@ -378,11 +628,15 @@ static void handle_element(struct fz_client *c, const uint8_t *el,
 		fz_fail("a response without SERVER_TO_REDIR");
 	}
 	c->responses++;
+	r = find_req(c, h.message_id);
+	verified = check_signature(c, r, &h, el, len);
 	if (c->trace) {
 		fprintf(stderr, "fuzz_server: <- %s mid %llu status 0x%08x "
-			"credits %u%s\n", smb2_op_name(h.command),
+			"credits %u%s%s%s\n", smb2_op_name(h.command),
 			(unsigned long long)h.message_id, h.status, h.credit,
-			(h.flags & SMB2_FLAGS_ASYNC_COMMAND) ? " async" : "");
+			(h.flags & SMB2_FLAGS_ASYNC_COMMAND) ? " async" : "",
+			verified ? " signed" : "",
+			c->in_sealed ? " encrypted" : "");
 	}
 	if (h.message_id == FZ_BREAK_MID) {
 		if (h.command != SMB2_OP_OPLOCK_BREAK) {
@@ -391,7 +645,9 @@ static void handle_element(struct fz_client *c, const uint8_t *el,
 		got_break(c, el + SMB2_HDR_SIZE, len - SMB2_HDR_SIZE);
 		return;
 	}
-	r = find_req(c, h.message_id);
+	if (h.command == SMB2_OP_NEGPROT && h.status == 0) {
+		got_negprot(c, el, len);
+	}
 	got_credits(c, &h);
 	if (r == NULL || !r->tracked) {
 		if (!c->lenient) {
@@ -416,15 +672,11 @@ static void handle_element(struct fz_client *c, const uint8_t *el,
 	got_final(c, r, &h, el, len);
 }
 
-static void handle_frame(struct fz_client *c, const uint8_t *buf,
-			 size_t len)
+static void handle_message(struct fz_client *c, const uint8_t *buf,
+			   size_t len)
 {
 	size_t off = 0;
 
-	if (len >= 4 && pull_le32(buf) == SMB2_TRANSFORM_PROTOCOL_ID) {
-		c->lenient = true;      /* encrypted: we hold no keys */
-		return;
-	}
 	while (off < len) {
 		uint32_t next;
 
@@ -443,6 +695,63 @@ static void handle_frame(struct fz_client *c, const uint8_t *buf,
 		handle_element(c, buf + off, next);
 		off += next;
 	}
+}
+
+/*
+ * An encrypted response (MS-SMB2 3.2.5.1.1): a well-formed TRANSFORM
+ * header for a session we hold keys for, a tag that verifies, and an
+ * SMB2 message inside.
+ */
+static void handle_sealed(struct fz_client *c, const uint8_t *buf,
+			  size_t len)
+{
+	struct smb2_transform_hdr th;
+	struct fz_session *s = NULL;
+	size_t consumed = 0;
+	uint8_t *msg = NULL;
+	struct iovec iov;
+
+	if (!NT_STATUS_IS_OK(smb2_transform_pull(buf, len, &th, &consumed)) ||
+	    consumed != len) {
+		fz_fail("a malformed TRANSFORM response of %zu bytes", len);
+	}
+	s = fz_client_keys(c, th.session_id);
+	if (s == NULL || s->cipher_id == 0) {
+		if (!c->lenient) {
+			fz_fail("a TRANSFORM response for session 0x%llx, "
+				"which has no keys here",
+				(unsigned long long)th.session_id);
+		}
+		return;
+	}
+	msg = talloc_memdup(c->env->top, th.msg, th.msg_size);
+	if (msg == NULL) {
+		fz_fail("out of memory");
+	}
+	iov = (struct iovec){ msg, th.msg_size };
+	/* the client decrypts with the server's encryption key */
+	if (smb2_decrypt(s->cipher_id, s->keys.encrypt,
+			 s->keys.cipher_key_len, buf, &iov, 1) != 0) {
+		fz_fail("a TRANSFORM response whose tag does not verify");
+	}
+	if (th.msg_size >= 4 && pull_le32(msg) != SMB2_PROTOCOL_ID) {
+		fz_fail("a TRANSFORM response holding 0x%08x",
+			pull_le32(msg));
+	}
+	c->in_sealed = true;
+	handle_message(c, msg, th.msg_size);
+	c->in_sealed = false;
+	talloc_free(msg);
+}
+
+static void handle_frame(struct fz_client *c, const uint8_t *buf,
+			 size_t len)
+{
+	if (len >= 4 && pull_le32(buf) == SMB2_TRANSFORM_PROTOCOL_ID) {
+		handle_sealed(c, buf, len);
+		return;
+	}
+	handle_message(c, buf, len);
 }
 
 /* ---- settling ---- */

@@ -10,7 +10,12 @@
  *  - a response answers a request we sent and have not had answered
  *    (or is a break notification), at most one interim and one final;
  *  - the credits the client holds (granted - used) never exceed
- *    SMBD_MAX_CREDITS.
+ *    SMBD_MAX_CREDITS;
+ *  - a response signed for a session we hold keys for verifies (a
+ *    SIGNED flag with a zero signature, or the request's signature
+ *    echoed, is an unsigned answer: the server cannot sign errors for
+ *    requests whose signature it rejected), and a TRANSFORM response
+ *    is well formed, names such a session and its tag verifies.
  * And at the end of each step (fz_client_check_answered): every request
  * was answered, finally or with an interim STATUS_PENDING, unless the
  * connection is closed.  Requests whose bytes the program mutated are
@@ -23,6 +28,7 @@
 #include <stdint.h>
 #include <talloc.h>
 #include <tevent.h>
+#include "lib/crypto/crypto.h"
 #include "lib/smb2/smb2.h"
 #include "tests/fuzz/fuzz_server_env.h"
 
@@ -38,6 +44,23 @@ struct fz_req {
 	uint64_t async_id;
 	bool tracked;                   /* answers required, checked */
 	uint8_t session_slot;           /* SESSION_SETUP: where it goes */
+	uint8_t signature[16];          /* as sent, if we signed it */
+};
+
+/*
+ * A session slot: the id a SESSION_SETUP gave, and for a user's session
+ * its keys.  keys is the server's view (MS-SMB2 3.3.5.5.3): the client
+ * encrypts with keys.decrypt and decrypts with keys.encrypt.
+ */
+struct fz_session {
+	uint64_t id;
+	bool have_keys;
+	struct smb2_keys keys;
+	uint16_t dialect, signing_alg, cipher_id;
+	bool encrypt;                   /* SessionFlags ENCRYPT_DATA */
+	struct smb2_nonce_gen nonce;
+	/* 3.1.1: the chain its SESSION_SETUP legs built (re-auth goes on) */
+	uint8_t preauth[SMB2_PREAUTH_HASH_SIZE];
 };
 
 struct fz_client {
@@ -53,6 +76,15 @@ struct fz_client {
 
 	uint16_t dialect;               /* 0 before NEGOTIATE */
 	bool large_mtu;
+	/* what NEGOTIATE chose (3.1.1 from its contexts) */
+	uint16_t signing_alg, cipher_id;
+	/* 3.1.1: NEGOTIATE request + response; unknown if it was not alone */
+	uint8_t preauth[SMB2_PREAUTH_HASH_SIZE];
+	bool preauth_known;
+	uint8_t *negprot_req;           /* the last lone NEGOTIATE sent */
+	size_t negprot_req_len;
+	/* program switches (SELECT): ignore the keys when sending */
+	bool plaintext, unsigned_reqs;
 	uint64_t next_mid;
 	uint64_t granted;               /* credits granted, the first one too */
 	uint64_t used;                  /* credits charged */
@@ -61,8 +93,9 @@ struct fz_client {
 	struct fz_req reqs[FZ_TRACK];
 	size_t num_reqs;
 
-	uint64_t sessions[FZ_SLOTS];
+	struct fz_session sessions[FZ_SLOTS];
 	uint32_t trees[FZ_SLOTS];
+	bool tree_encrypt[FZ_SLOTS];    /* ShareFlags ENCRYPT_DATA */
 	struct smb2_file_id files[FZ_SLOTS];
 	unsigned next_file_slot;
 	uint8_t cur_session, cur_tree;
@@ -70,8 +103,11 @@ struct fz_client {
 	/* the last SESSION_SETUP response */
 	uint32_t setup_status;
 	uint64_t setup_session_id;
+	uint16_t setup_session_flags;
 	uint8_t *setup_blob;
 	size_t setup_blob_len;
+	uint8_t *setup_rsp;             /* the whole element, decrypted */
+	size_t setup_rsp_len;
 
 	/* the last break notification */
 	bool have_break;
@@ -81,6 +117,7 @@ struct fz_client {
 	uint8_t break_lease_key[16];
 	uint32_t break_lease_state;
 
+	bool in_sealed;                 /* handling a decrypted message */
 	unsigned responses;             /* elements received, all kinds */
 	bool trace;                     /* FUZZ_SERVER_TRACE: log them */
 };
@@ -112,6 +149,28 @@ struct fz_frame {
 size_t fz_frame_add(struct fz_client *c, struct fz_frame *f,
 		    struct smb2_hdr *hdr, const uint8_t *body,
 		    size_t body_len, uint32_t payload_len, bool force);
+
+/*
+ * The session whose keys encrypt f (that of its first element), or NULL
+ * when it goes in plaintext: the session has no cipher or encrypts
+ * neither itself nor the tree named (ShareFlags), or c->plaintext.
+ */
+struct fz_session *fz_frame_sealer(struct fz_client *c,
+				   const struct fz_frame *f);
+
+/*
+ * Signs every element whose session we hold keys for (not with
+ * c->unsigned_reqs), padding included, as it goes on the wire; the
+ * signatures are remembered for the echo rule above.
+ */
+void fz_frame_sign(struct fz_client *c, struct fz_frame *f);
+
+/* Wraps the whole message in a TRANSFORM header, encrypted for s. */
+void fz_frame_seal(struct fz_client *c, struct fz_frame *f,
+		   struct fz_session *s);
+
+/* The session with id we hold keys for, or NULL. */
+struct fz_session *fz_client_keys(struct fz_client *c, uint64_t id);
 
 /* Sends the frame (sets the NBT length) and frees its buffer. */
 void fz_frame_send(struct fz_client *c, struct fz_frame *f);

@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/auth/auth.h"
 #include "lib/util/unix_token.h"
 #include "source3/smbd/server/conn.h"
 #include "source3/smbd/server/server.h"
@@ -30,6 +31,7 @@ static struct {
 	char conf[128];
 	char share[128];
 	char noop[128];
+	char crypt[128];
 	int base_fds;
 	bool ready;
 	/* the fake clock */
@@ -197,9 +199,44 @@ static void write_conf(void)
 		"path = %s\n"
 		"read only = no\n"
 		"guest ok = yes\n"
-		"vfs objects = noop\n",
+		"vfs objects = noop\n"
+		"[crypt]\n"
+		"path = %s\n"
+		"read only = no\n"
+		"guest ok = no\n"
+		"smb encrypt = required\n",
 		debug != NULL ? debug : "0", fz.dir, fz.dir, fz.dir,
-		fz.dir, fz.share, fz.noop);
+		fz.dir, fz.share, fz.noop, fz.crypt);
+	fclose(f);
+}
+
+/*
+ * The one real user (FZ_USER, FZ_PASSWORD), in the smbpasswd format
+ * lib/auth/passdb_text.c reads: name:uid:LM:NT:[flags]:LCT-time:.  The
+ * name is an existing Unix account: identity.c maps a logon to the
+ * account of that name.
+ */
+static void write_smbpasswd(void)
+{
+	uint8_t nt[AUTH_NT_HASH_SIZE];
+	char path[160];
+	FILE *f = NULL;
+	unsigned i;
+
+	if (!NT_STATUS_IS_OK(auth_nt_hash(FZ_PASSWORD, nt))) {
+		fz_fail("cannot hash the password");
+	}
+	snprintf(path, sizeof(path), "%s/private/smbpasswd", fz.dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fz_fail("cannot write %s: %s", path, strerror(errno));
+	}
+	fprintf(f, "%s:%u:%s:", FZ_USER, FZ_USER_UID,
+		"XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX");
+	for (i = 0; i < sizeof(nt); i++) {
+		fprintf(f, "%02X", nt[i]);
+	}
+	fprintf(f, ":[U          ]:LCT-00000000:\n");
 	fclose(f);
 }
 
@@ -219,6 +256,7 @@ void fz_env_init(void)
 	snprintf(fz.conf, sizeof(fz.conf), "%s/smb.conf", fz.dir);
 	snprintf(fz.share, sizeof(fz.share), "%s/share", fz.dir);
 	snprintf(fz.noop, sizeof(fz.noop), "%s/noop", fz.dir);
+	snprintf(fz.crypt, sizeof(fz.crypt), "%s/crypt", fz.dir);
 	snprintf(sub, sizeof(sub), "%s/private", fz.dir);
 	(void)mkdir(sub, 0700);
 	snprintf(sub, sizeof(sub), "%s/lock", fz.dir);
@@ -227,7 +265,10 @@ void fz_env_init(void)
 	(void)chmod(fz.share, 0777);
 	(void)mkdir(fz.noop, 0777);
 	(void)chmod(fz.noop, 0777);
+	(void)mkdir(fz.crypt, 0777);
+	(void)chmod(fz.crypt, 0777);
 	write_conf();
+	write_smbpasswd();
 	atexit(cleanup_at_exit);
 	fz.ready = true;
 }
@@ -389,6 +430,7 @@ void fz_env_down(struct fz_env *env)
 	TALLOC_FREE(env->top);
 	empty_dir(fz.share);
 	empty_dir(fz.noop);
+	empty_dir(fz.crypt);
 	fds = count_fds();
 	if (fds != fz.base_fds) {
 		list_fds();

@@ -1,6 +1,7 @@
 /*
  * The world fuzz_server.c runs a whole server in (fuzz_server_env.c):
- * a temporary directory with an smb.conf and two shares, one server per
+ * a temporary directory with an smb.conf and three shares (one of them
+ * requiring encryption), a user with a password, one server per
  * input started in-process (smbd_server_start_embedded), a socketpair
  * connection, and a fake clock.
  *
@@ -22,6 +23,11 @@
 #include <talloc.h>
 #include <tevent.h>
 #include "source3/smbd/smbd.h"
+
+/* The user in the private smbpasswd file: an existing Unix account. */
+#define FZ_USER "nobody"
+#define FZ_USER_UID 65534
+#define FZ_PASSWORD "fuzz-Pw.1"
 
 struct fz_env {
 	TALLOC_CTX *top;                /* per input: the server's parent */
