@@ -4,8 +4,9 @@
  *
  * Each input is a fresh server (smbd_server_start_embedded, the daemon's
  * own layers and VFS) with a share on a temporary directory, a second
- * one with vfs_noop, and IPC$; one connection; a fake clock
- * (fuzz_server_env.h).  The input is a small byte-coded program:
+ * one with vfs_noop, a third requiring encryption, IPC$, and one user
+ * with a password (fuzz_server_env.h); one connection; a fake clock.
+ * The input is a small byte-coded program:
  *
  *   byte 0          flags: bit 0 = io_uring off ("io_uring = no")
  *   then steps      an op byte, then the operands its kind reads
@@ -13,9 +14,11 @@
  *   op & 0x1f       the kind (enum fz_kind, modulo FZ_NUM_KINDS)
  *   op & 0x20       send even without credits (the client normally
  *                   waits for a grant and skips the step)
- *   op & 0x40       mutate: after building, overwrite 1-4 bytes of the
- *                   frame (u16 position, u8 value each); the requests in
- *                   it are no longer checked for answers
+ *   op & 0x40       mutate: after building (and signing), overwrite
+ *                   1-4 bytes of the frame: a byte (bits 0-1 the count,
+ *                   bit 7 after encryption, when the frame is sealed),
+ *                   then a u16 position and a u8 value each; the
+ *                   requests in it are no longer checked for answers
  *   op & 0x80       do not wait: the next step is sent before the
  *                   server has run (pipelining, cancels in flight)
  *
@@ -24,20 +27,30 @@
  * (slots filled by SESSION_SETUP, TREE_CONNECT, CREATE), so programs
  * reach READ/WRITE/LOCK/... on real opens.  The kinds and their
  * operands are in the build_* functions below; SESSION_SETUP runs the
- * whole NTLMSSP exchange (anonymous, or an unknown user mapped to
- * guest) with lib/auth's client.
+ * whole NTLMSSP exchange (anonymous, an unknown user mapped to guest, or
+ * the real user) with lib/auth's client.
+ *
+ * Keys: a logon as the real user derives the session's keys as a client
+ * does (the 3.1.1 preauth chain over NEGOTIATE and the SESSION_SETUP
+ * legs; the signing algorithm and cipher the NEGOTIATE response chose).
+ * From then on every request of that session is signed, or, when the
+ * session or its tree encrypts, sent in a TRANSFORM (SELECT can turn
+ * either off, to see the server refuse); responses are decrypted before
+ * any other check.
  *
  * Invariants, each an abort() libFuzzer reports: responses well formed
  * and answering what was sent, credits held within SMBD_MAX_CREDITS,
  * every request answered (final or interim) unless the connection
- * closed (fuzz_server_client.h); after the client goes, no connection,
- * session, open, lease, durable handle, descriptor or talloc memory
- * left (fuzz_server_env.h).  LeakSanitizer does the rest.
+ * closed, a signed response for a session with keys verifies, an
+ * encrypted one decrypts (fuzz_server_client.h); after the client goes,
+ * no connection, session, open, lease, durable handle, descriptor or
+ * talloc memory left (fuzz_server_env.h).  LeakSanitizer does the rest.
  *
  * Seed corpus: tests/fuzz/corpus/server/ (seed-* written by
  * tests/fuzz/make_server_seeds.py, which also spells the encoding out
  * byte by byte; crash-* are inputs that found bugs).  FUZZ_SERVER_TRACE=1
- * prints every response, FUZZ_SERVER_DEBUG=<level> the server's log.
+ * prints every response ("signed": its signature verified, "encrypted":
+ * it came in a TRANSFORM), FUZZ_SERVER_DEBUG=<level> the server's log.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -279,6 +292,7 @@ static size_t build_negotiate(struct fz_prog *g, uint8_t *b)
 	return len;
 }
 
+/* Operand: bits 0-1 and 5 the share, bits 2-4 the slot. */
 static size_t build_tree_connect(struct fz_prog *g, uint8_t *b,
 				 uint8_t *slot)
 {

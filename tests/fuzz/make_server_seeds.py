@@ -4,7 +4,10 @@
 Each seed is a program in the encoding fuzz_server.c describes: a flags
 byte (bit 0: io_uring off), then steps, each an op byte (kind | 0x20 no
 credit check | 0x40 mutate | 0x80 do not wait) and the operands the
-kind's build_* function reads, in that order.  The helpers below spell
+kind's build_* function reads, in that order.  A mutated step ends with
+the mutation: a byte (bits 0-1: 1-4 changes; bit 7: after encryption),
+then per change a u16 position in the frame (its 4-byte NBT header
+included) and the new byte.  The helpers below spell
 those operands out, so this file is also the byte-by-byte reference.
 Run it from anywhere; it rewrites the seeds it names and leaves any
 other file (inputs the fuzzer found) alone.
@@ -20,6 +23,7 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
  CANCEL, COMPOUND, LOGOFF, TREE_DISCONNECT, OPLOCK_ACK, SELECT, RAW, TICK,
  DISCONNECT) = range(24)
 
+MUTATE = 0x40
 NOWAIT = 0x80
 
 # names in fz_names[]
@@ -33,6 +37,14 @@ def u16(v):
 
 def u32(v):
     return struct.pack('<I', v)
+
+
+# negotiate dialect mask bits
+D_202, D_210, D_300, D_302, D_311 = 1, 2, 4, 8, 0x10
+# negotiate ctx: encryption context with the cipher first in bits 1-2,
+# signing context with the algorithm first in bits 4-5
+CTX_CCM, CTX_GCM = 0x01, 0x03
+CTX_HMAC, CTX_CMAC, CTX_GMAC = 0x08, 0x18, 0x28
 
 
 def negotiate(mask=0x1F, secmode=1, caps=0x47, ctx=0x09, credits=63):
@@ -50,9 +62,41 @@ def session(guest=True, slot=0, stop_early=False, reauth=False):
     return bytes([SESSION_SETUP, mode])
 
 
-def tree(share=0, slot=0):
-    # share: 0 share, 1 noop, 2 IPC$, 3 a missing one
-    return bytes([TREE_CONNECT, share | (slot << 2)])
+def user_session(slot=0, wrong_password=False, reauth=False):
+    # bit 7: the user in the harness's smbpasswd (keys: signing, sealing)
+    mode = 0x80 | (1 if wrong_password else 0) | (slot << 4) | \
+        (4 if reauth else 0)
+    return bytes([SESSION_SETUP, mode])
+
+
+# tree connect shares: index | (index & 4) << 3 in the operand
+S_SHARE, S_NOOP, S_IPC, S_MISSING, S_CRYPT = 0, 1, 2, 3, 4
+
+
+def tree(share=S_SHARE, slot=0):
+    # share: 0 share, 1 noop, 2 IPC$, 3 a missing one, 4 crypt (smb
+    # encrypt = required), 5 CRYPT by address, 6 ipc$, 7 an empty name
+    return bytes([TREE_CONNECT, (share & 3) | ((share & 4) << 3) |
+                  (slot << 2)])
+
+
+def select(session=0, tree=0, plaintext=False, unsigned=False):
+    # bit 3: send in plaintext on an encrypted session or tree;
+    # bit 7: do not sign
+    return bytes([SELECT, session | (tree << 4) | (8 if plaintext else 0) |
+                  (0x80 if unsigned else 0)])
+
+
+def mutation(*changes, after_encryption=False):
+    # changes: (position in the frame with its NBT header, new byte)
+    b = bytes([(len(changes) - 1) | (0x80 if after_encryption else 0)])
+    for pos, val in changes:
+        b += u16(pos) + bytes([val])
+    return b
+
+
+# where a lone request's Signature is in the frame: NBT + 0x30
+SIG_POS = 4 + 0x30
 
 
 def create_ops(name, access=0, disp=3, opts=0x40, ctx=0, oplock=0,
@@ -145,6 +189,7 @@ def smb1_negprot():
 SMB1_NEGPROT = smb1_negprot()
 
 START = negotiate() + session() + tree()
+IO = create(N_B) + write() + read() + close()
 
 SEEDS = {
     'io-uring': b'\x00' + START + create(N_B) + write() + read() +
@@ -197,6 +242,48 @@ SEEDS = {
     bytes([SELECT, 0x11]) + tree(share=1, slot=1) + create(N_A) +
     bytes([SELECT, 0x00]) + bytes([LOGOFF]) + bytes([SELECT, 0x11]) +
     close(0) + bytes([ECHO]),
+    # keys: a signed 3.0.2 session (AES-CMAC), create/write/read/close
+    'signed-302': b'\x01' + negotiate(mask=D_302) + user_session() +
+    tree() + IO + bytes([TREE_DISCONNECT, LOGOFF]),
+    # 3.1.1: the preauth chain, AES-GMAC signing, a signed compound
+    # (each element signed with its padding)
+    'preauth-311': b'\x00' + negotiate(mask=D_311, ctx=CTX_GMAC) +
+    user_session() + tree() + IO + compound([
+        (C_CREATE, create_ops(N_A)),
+        (C_WRITE, write(slot=0xFF)[1:]),
+        (C_READ, read(slot=0xFF)[1:]),
+        (C_CLOSE, close(slot=0xFF)[1:]),
+    ]) + bytes([LOGOFF]),
+    # an encrypted tree: 3.1.1 with AES-128-GCM
+    'encrypt-gcm': b'\x00' + negotiate(mask=D_311, ctx=CTX_GCM | CTX_CMAC) +
+    user_session() + tree(S_CRYPT) + IO + query_dir() +
+    bytes([TREE_DISCONNECT, LOGOFF]),
+    # an encrypted tree: 3.0.2 with AES-128-CCM (the capability)
+    'encrypt-ccm': b'\x01' + negotiate(mask=D_302) + user_session() +
+    tree(S_CRYPT) + IO + compound([
+        (C_CREATE, create_ops(N_A)),
+        (C_WRITE, write(slot=0xFF)[1:]),
+        (C_CLOSE, close(slot=0xFF)[1:]),
+    ]) + bytes([LOGOFF]),
+    # a tampered signature (ACCESS_DENIED), an unsigned request on a
+    # signing session (ACCESS_DENIED), then the session still works
+    'tampered-signature': b'\x00' + negotiate(mask=D_311) +
+    user_session() + tree() + create(N_B) +
+    write(op=WRITE | MUTATE) + mutation((SIG_POS + 3, 0x5A)) +
+    select(unsigned=True) + read() + select() + write() + read() +
+    close(),
+    # plaintext on an encrypted tree, a tampered TRANSFORM, then sealed
+    'plaintext-on-encrypted': b'\x00' +
+    negotiate(mask=D_311, ctx=CTX_CCM | CTX_CMAC) + user_session() +
+    tree(S_CRYPT) + create(N_B) + write() + select(plaintext=True) +
+    read() + select() + read() + close() +
+    read(op=READ | MUTATE) + mutation((4 + 20, 0x00),
+                                      after_encryption=True),
+    # a wrong password, then the right one; an anonymous session
+    # re-authenticated as the user gets keys then
+    'user-reauth': b'\x00' + negotiate(mask=D_311) +
+    user_session(wrong_password=True) + session(guest=False) +
+    user_session(reauth=True) + tree() + IO,
 }
 
 
