@@ -892,20 +892,19 @@ static bool setup_leg(struct fz_prog *g, uint8_t flags, uint64_t sid,
 
 /*
  * After a user's logon: the session's keys (MS-SMB2 3.2.5.3.1), for a
- * new session or one that had none (a re-authentication of an anonymous
- * session makes them then), and the final response, which the server
- * signs with them, must verify.
+ * new session or one that had none (a re-authentication keeps keys, but
+ * one of an anonymous session makes them then), and the final response,
+ * which the server signs with them, must verify.
  */
 static void session_keys(struct fz_client *c, struct auth_client *ac,
-			 unsigned slot,
+			 unsigned slot, bool reauth,
 			 const uint8_t hash[SMB2_PREAUTH_HASH_SIZE])
 {
 	struct fz_session *s = &c->sessions[slot];
 	uint8_t key[AUTH_SESSION_KEY_SIZE];
 	struct iovec iov = { c->setup_rsp, c->setup_rsp_len };
-	unsigned i;
 
-	if (fz_client_keys(c, s->id) != NULL ||
+	if ((reauth && fz_client_keys(c, s->id) != NULL) ||
 	    (c->setup_session_flags & (SMB2_SESSION_FLAG_IS_GUEST |
 				       SMB2_SESSION_FLAG_IS_NULL)) ||
 	    (c->dialect == SMB2_DIALECT_0311 && !c->preauth_known) ||
@@ -917,11 +916,7 @@ static void session_keys(struct fz_client *c, struct auth_client *ac,
 		return;                 /* no dialect, or 0x02FF */
 	}
 	crypto_wipe(key, sizeof(key));
-	for (i = 0; i < FZ_SLOTS; i++) {
-		if (c->sessions[i].id == s->id) {
-			c->sessions[i].have_keys = false;
-		}
-	}
+	fz_client_forget_keys(c, s->id);
 	s->have_keys = true;
 	s->dialect = c->dialect;
 	s->signing_alg = c->signing_alg;
@@ -978,7 +973,8 @@ static void step_session_setup(struct fz_prog *g)
 	TALLOC_CTX *tmp = talloc_new(NULL);
 	struct auth_client *ac = setup_client(tmp, mode);
 	const struct fz_session *cur = &c->sessions[c->cur_session];
-	uint64_t sid = (mode & 4) ? cur->id : 0;
+	bool reauth = (mode & 4) && cur->id != 0;
+	uint64_t sid = reauth ? cur->id : 0;
 	uint8_t hash[SMB2_PREAUTH_HASH_SIZE];
 	uint8_t *out = NULL;
 	size_t out_len = 0;
@@ -986,7 +982,7 @@ static void step_session_setup(struct fz_prog *g)
 	NTSTATUS st = NT_STATUS_MORE_PROCESSING_REQUIRED;
 
 	/* a re-authentication goes on with the session's chain */
-	memcpy(hash, (mode & 4) ? cur->preauth : c->preauth, sizeof(hash));
+	memcpy(hash, reauth ? cur->preauth : c->preauth, sizeof(hash));
 	if (ac == NULL || !NT_STATUS_EQUAL(
 		    auth_client_update(ac, tmp, NULL, 0, &out, &out_len),
 		    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
@@ -1014,7 +1010,7 @@ static void step_session_setup(struct fz_prog *g)
 	if (c->setup_status == 0 && c->sessions[slot].id == c->setup_session_id) {
 		memcpy(c->sessions[slot].preauth, hash, sizeof(hash));
 		if (NT_STATUS_IS_OK(st) && (mode & 0x80)) {
-			session_keys(c, ac, slot, hash);
+			session_keys(c, ac, slot, reauth, hash);
 		}
 	}
 	talloc_free(tmp);

@@ -133,6 +133,7 @@ void fz_client_free(struct fz_client *c)
 	TALLOC_FREE(c->setup_rsp);
 	TALLOC_FREE(c->negprot_req);
 	crypto_wipe(c->sessions, sizeof(c->sessions));
+	crypto_wipe(c->retired, sizeof(c->retired));
 }
 
 uint64_t fz_client_credits(const struct fz_client *c)
@@ -314,7 +315,26 @@ struct fz_session *fz_client_keys(struct fz_client *c, uint64_t id)
 			return &c->sessions[i];
 		}
 	}
+	for (i = 0; i < FZ_SLOTS; i++) {
+		if (c->retired[i].have_keys && c->retired[i].id == id) {
+			return &c->retired[i];
+		}
+	}
 	return NULL;
+}
+
+void fz_client_forget_keys(struct fz_client *c, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < FZ_SLOTS; i++) {
+		if (c->sessions[i].id == id) {
+			c->sessions[i].have_keys = false;
+		}
+		if (c->retired[i].id == id) {
+			crypto_wipe(&c->retired[i], sizeof(c->retired[i]));
+		}
+	}
 }
 
 static bool tree_encrypted(const struct fz_client *c, uint32_t tree_id)
@@ -439,17 +459,21 @@ static void got_break(struct fz_client *c, const uint8_t *body,
 }
 
 /*
- * A slot takes a session: a different id than it had drops the keys
- * (they belonged to the session that was there).
+ * A slot takes a session: the keys of the one that was there retire
+ * (the slot only says which session a program step names).
  */
 static void slot_take(struct fz_client *c, unsigned slot, uint64_t id)
 {
 	struct fz_session *s = &c->sessions[slot % FZ_SLOTS];
 
-	if (s->id != id) {
-		crypto_wipe(s, sizeof(*s));
-		s->id = id;
+	if (s->id == id) {
+		return;
 	}
+	if (s->have_keys) {
+		c->retired[c->next_retired++ % FZ_SLOTS] = *s;
+	}
+	crypto_wipe(s, sizeof(*s));
+	s->id = id;
 }
 
 static void got_setup(struct fz_client *c, const struct fz_req *r,

@@ -94,6 +94,12 @@ struct fz_client {
 	size_t num_reqs;
 
 	struct fz_session sessions[FZ_SLOTS];
+	/*
+	 * Sessions whose slot another took: the server may still answer
+	 * for them (a pending request, a LOGOFF of the other slot's id).
+	 */
+	struct fz_session retired[FZ_SLOTS];
+	unsigned next_retired;
 	uint32_t trees[FZ_SLOTS];
 	bool tree_encrypt[FZ_SLOTS];    /* ShareFlags ENCRYPT_DATA */
 	struct smb2_file_id files[FZ_SLOTS];
@@ -171,6 +177,8 @@ void fz_frame_seal(struct fz_client *c, struct fz_frame *f,
 
 /* The session with id we hold keys for, or NULL. */
 struct fz_session *fz_client_keys(struct fz_client *c, uint64_t id);
+/* Drops the keys held for id (new ones are coming). */
+void fz_client_forget_keys(struct fz_client *c, uint64_t id);
 
 /* Sends the frame (sets the NBT length) and frees its buffer. */
 void fz_frame_send(struct fz_client *c, struct fz_frame *f);
