@@ -1069,7 +1069,11 @@ static void step(struct fz_prog *g)
 	case FZ_CANCEL:
 		step_cancel(g, op);
 		break;
-	case FZ_SELECT:                 /* and what keys are used for */
+	case FZ_SELECT:
+		/*
+		 * bits 0-2 the session slot, 4-6 the tree slot; bit 3
+		 * plaintext even where encryption is due, bit 7 unsigned
+		 */
 		x = u8(g);
 		g->c->cur_session = x & 7;
 		g->c->cur_tree = (x >> 4) & 7;

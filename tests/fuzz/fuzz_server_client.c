@@ -352,12 +352,13 @@ static bool tree_encrypted(const struct fz_client *c, uint32_t tree_id)
 struct fz_session *fz_frame_sealer(struct fz_client *c,
 				   const struct fz_frame *f)
 {
-	const uint8_t *h = f->buf + 4;
+	const uint8_t *h = NULL;
 	struct fz_session *s = NULL;
 
 	if (f->buf == NULL || c->plaintext) {
-		return NULL;
+		return NULL;            /* NULL: no element (no credits) */
 	}
+	h = f->buf + 4;
 	s = fz_client_keys(c, pull_le64(h + SMB2_HDR_OFS_SESSION_ID));
 	if (s == NULL || s->cipher_id == 0 ||
 	    (!s->encrypt &&
@@ -367,22 +368,41 @@ struct fz_session *fz_frame_sealer(struct fz_client *c,
 	return s;
 }
 
+/* Commands that run on a tree connect, under its encryption rule. */
+static bool on_tree(uint16_t command)
+{
+	switch (command) {
+	case SMB2_OP_CREATE: case SMB2_OP_CLOSE: case SMB2_OP_FLUSH:
+	case SMB2_OP_READ: case SMB2_OP_WRITE: case SMB2_OP_LOCK:
+	case SMB2_OP_IOCTL: case SMB2_OP_QUERY_DIRECTORY:
+	case SMB2_OP_CHANGE_NOTIFY: case SMB2_OP_QUERY_INFO:
+	case SMB2_OP_SET_INFO: case SMB2_OP_TDIS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* One element, [at, end) of the frame: signed if its session has keys */
 static void sign_element(struct fz_client *c, uint8_t *h, size_t len)
 {
 	struct fz_session *s = fz_client_keys(
 		c, pull_le64(h + SMB2_HDR_OFS_SESSION_ID));
+	struct fz_req *r = find_req(c, pull_le64(h + SMB2_HDR_OFS_MESSAGE_ID));
 	struct iovec iov = { h, len };
-	struct fz_req *r = NULL;
 
-	if (s == NULL) {
+	if (r != NULL) {
+		r->plain_on_encrypted =
+			on_tree(pull_le16(h + SMB2_HDR_OFS_COMMAND)) &&
+			tree_encrypted(c, pull_le32(h + SMB2_HDR_OFS_TREE_ID));
+	}
+	if (s == NULL || c->unsigned_reqs) {
 		return;
 	}
 	if (smb2_sign_pdu(s->dialect, s->signing_alg, s->keys.signing, &iov,
 			  1, false) != 0) {
 		fz_fail("cannot sign a request");
 	}
-	r = find_req(c, pull_le64(h + SMB2_HDR_OFS_MESSAGE_ID));
 	if (r != NULL) {
 		memcpy(r->signature, h + SMB2_HDR_OFS_SIGNATURE, 16);
 	}
@@ -397,8 +417,7 @@ void fz_frame_sign(struct fz_client *c, struct fz_frame *f)
 {
 	size_t at = 4;
 
-	while (f->buf != NULL && !c->unsigned_reqs &&
-	       f->len - at >= SMB2_HDR_SIZE) {
+	while (f->buf != NULL && f->len - at >= SMB2_HDR_SIZE) {
 		uint32_t next = pull_le32(f->buf + at +
 					  SMB2_HDR_OFS_NEXT_COMMAND);
 		size_t end = next != 0 ? at + next : f->len;
@@ -693,6 +712,10 @@ static void handle_element(struct fz_client *c, const uint8_t *el,
 		return;
 	}
 	r->state = FZ_DONE;
+	if (r->plain_on_encrypted && !NT_STATUS_IS_ERR(NT_STATUS(h.status))) {
+		fz_fail("%s sent in plaintext to a tree that encrypts was "
+			"answered 0x%08x", smb2_op_name(r->command), h.status);
+	}
 	got_final(c, r, &h, el, len);
 }
 

@@ -15,7 +15,10 @@
  *    SIGNED flag with a zero signature, or the request's signature
  *    echoed, is an unsigned answer: the server cannot sign errors for
  *    requests whose signature it rejected), and a TRANSFORM response
- *    is well formed, names such a session and its tag verifies.
+ *    is well formed, names such a session and its tag verifies;
+ *  - a request sent in plaintext on a tree that encrypts is refused
+ *    (MS-SMB2 3.3.5.2.11: ACCESS_DENIED, or the connection is dropped):
+ *    its answer is never a success or a warning with data.
  * And at the end of each step (fz_client_check_answered): every request
  * was answered, finally or with an interim STATUS_PENDING, unless the
  * connection is closed.  Requests whose bytes the program mutated are
@@ -45,6 +48,7 @@ struct fz_req {
 	bool tracked;                   /* answers required, checked */
 	uint8_t session_slot;           /* SESSION_SETUP: where it goes */
 	uint8_t signature[16];          /* as sent, if we signed it */
+	bool plain_on_encrypted;        /* sent plaintext to such a tree */
 };
 
 /*
@@ -165,9 +169,10 @@ struct fz_session *fz_frame_sealer(struct fz_client *c,
 				   const struct fz_frame *f);
 
 /*
- * Signs every element whose session we hold keys for (not with
- * c->unsigned_reqs), padding included, as it goes on the wire; the
- * signatures are remembered for the echo rule above.
+ * For a frame going in plaintext: signs every element whose session we
+ * hold keys for (not with c->unsigned_reqs), padding included, as it
+ * goes on the wire, and remembers the signatures (for the echo rule
+ * above) and which requests name a tree that encrypts.
  */
 void fz_frame_sign(struct fz_client *c, struct fz_frame *f);
 
