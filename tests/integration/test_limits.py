@@ -71,3 +71,47 @@ def test_client_not_reading_is_throttled(default_server):
     # and the server still serves others
     with R.Conn(srv.host, srv.port) as c2:
         assert c2.negotiate().status_name == "STATUS_SUCCESS"
+
+
+def closed_within(s, seconds):
+    """True when the server closes s within seconds (EOF or reset)."""
+    s.settimeout(seconds)
+    try:
+        return s.recv(1) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except (socket.timeout, TimeoutError):
+        return False
+
+
+@pytest.mark.parametrize("when", ["before-negotiate", "after-anonymous"])
+def test_oversized_pdu_closed_at_header(default_server, when):
+    """RELIABILITY G4: an NBT header declaring one byte more than the
+    connection may send is refused at the header: the server closes the
+    connection without waiting for a body it would have to buffer.
+    Before a logon the limit is `smb2 untrusted max pdu` (69,632 by
+    default); after an anonymous logon the size NEGOTIATE promised
+    (docs/architecture.md, "Untrusted PDU size").  A server that waited
+    for the body would keep the connection open until its 30-second
+    partial-PDU timeout."""
+    if when == "after-anonymous":
+        c = R.Conn("127.0.0.1", default_server.port, timeout=10)
+        c.negotiate()
+        c.session_setup_anonymous()
+        s = c.sock
+        limit = max(c.max_read, c.max_write, c.max_transact) + 65536
+    else:
+        s = socket.create_connection(("127.0.0.1", default_server.port), 10)
+        limit = 69632
+    try:
+        s.sendall(struct.pack(">I", limit + 1))
+        assert closed_within(s, 10), "still open: the body was awaited"
+    finally:
+        s.close()
+    # the limit itself is accepted: the server waits for the body
+    s = socket.create_connection(("127.0.0.1", default_server.port), 10)
+    try:
+        s.sendall(struct.pack(">I", 69632))
+        assert not closed_within(s, 1)
+    finally:
+        s.close()

@@ -241,6 +241,36 @@ def test_ntlm_without_mic(srv):
             assert r.status == R.STATUS["STATUS_LOGON_FAILURE"], r
 
 
+def test_ntlm_wrong_mic(srv):
+    """pyspnego's AUTHENTICATE carries a MIC (the challenge has a
+    timestamp, MS-NLMP 3.1.5.1.2); one bit of it flipped must fail the
+    logon although the password and the proof are right."""
+    import spnego
+    for tamper in (False, True):
+        ctx = spnego.client(ALICE, USERS[ALICE], hostname="127.0.0.1",
+                            service="cifs", protocol="ntlm",
+                            options=spnego.NegotiateOptions.session_key)
+        with SecChannel(srv.port) as c:
+            r = c.call("SESSION_SETUP", R.session_setup_body(
+                R.spnego_init(ctx.step())))
+            c.expect(r, "STATUS_MORE_PROCESSING_REQUIRED")
+            tok = bytearray(ctx.step(ntlm_token(
+                r.body[r.u16(4) - 64:][:r.u16(6)])))
+            # the payload starts after Version (8) and MIC (16)
+            first = min(struct.unpack_from("<I", tok, o)[0]
+                        for o in (16, 24, 32, 40, 48, 56)
+                        if struct.unpack_from("<H", tok, o - 4)[0])
+            assert first >= 88 and any(tok[72:88]), "no MIC sent"
+            if tamper:
+                tok[80] ^= 0x10
+            r = c.call("SESSION_SETUP", R.session_setup_body(
+                R.spnego_resp(bytes(tok))), session_id=r.session_id)
+            if tamper:
+                assert r.status == R.STATUS["STATUS_LOGON_FAILURE"], r
+            else:
+                c.expect(r)
+
+
 # ------------------------------------------------------------- encryption
 
 def test_encrypted_session_refuses_plaintext(srv_enc):
