@@ -27,6 +27,7 @@ import shutil
 import struct
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -269,6 +270,42 @@ def test_ntlm_wrong_mic(srv):
                 assert r.status == R.STATUS["STATUS_LOGON_FAILURE"], r
             else:
                 c.expect(r)
+
+
+def test_preauth_mismatch_fails_setup(srv):
+    """RELIABILITY G9: an SMB 3.1.1 client whose preauth integrity hash
+    differs from the server's (what a man in the middle who changed the
+    NEGOTIATE would cause) ends with different keys, so nothing it signs
+    is accepted: the logon fails at its first signed request.  The same
+    client with the hash as it should be works."""
+    import smbprotocol.exceptions as X
+    from smbprotocol.connection import Connection, Dialects
+    from smbprotocol.session import Session
+    from smbprotocol.tree import TreeConnect
+    for tamper in (False, True):
+        conn = Connection(uuid.uuid4(), "127.0.0.1", srv.port)
+        conn.connect(Dialects.SMB_3_1_1)
+        try:
+            assert conn.dialect == Dialects.SMB_3_1_1
+            if tamper:
+                # one more message in the connection's hash chain
+                conn.preauth_integrity_hash_value.append(b"\0" * 64)
+            sess = Session(conn, ALICE, USERS[ALICE], require_encryption=False)
+            try:
+                sess.connect()
+                TreeConnect(sess, "\\\\127.0.0.1\\rw").connect()
+                ok = True
+            except (X.SMBException, X.SMBResponseException) as e:
+                ok, why = False, e
+            if tamper:
+                assert not ok, "a wrong preauth hash logged on"
+            else:
+                assert ok, why
+        finally:
+            try:
+                conn.disconnect(True)
+            except X.SMBException:
+                pass    # the refused session's LOGOFF is refused too
 
 
 # ------------------------------------------------------------- encryption
