@@ -8,6 +8,7 @@ deviations recorded in badinput/samba-knownfail.json (and explained in
 badinput/SAMBA_NOTES.md) are xfail for that target only; ringsmb's own
 deviations are in badinput/ringsmb-knownfail.json.
 """
+import json
 import os
 import shutil
 
@@ -100,4 +101,9 @@ def test_rss_growth(badinput_server, rss_baseline):
     now = rss_kib(badinput_server.proc.pid)
     start = rss_baseline["start"]
     assert start and now, "could not read VmRSS"
+    if os.environ.get("RINGSMB_FIGURES"):       # make stress: the G2 row
+        with open(os.environ["RINGSMB_FIGURES"], "a") as f:
+            f.write(json.dumps({"badinput_cases": len(CASES),
+                                "badinput_rss_start_kib": start,
+                                "badinput_rss_end_kib": now}) + "\n")
     assert now - start < 5 * 1024, "RSS grew by %d KiB" % (now - start)

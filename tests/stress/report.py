@@ -103,6 +103,61 @@ def _trailer(r):
     return t + ")\n"
 
 
+def _tally(g):
+    n = {k: sum(c.get(k, 0) for c in g["files"].values())
+         for k in ("passed", "failed", "skipped", "xfailed")}
+    files = ", ".join(sorted(g["files"]))
+    return n, files
+
+
+def _catalogue_rows(ca):
+    """G2, G8, G9 from the catalogue part (tests/stress/catalogue.py)."""
+    rows = {}
+    f = ca["figures"]
+    for g in f["groups"]:
+        n, files = _tally(g)
+        xf = [x for c in g["files"].values()
+              for x in c.get("xfail_names", [])]
+        base = "%d passed, %d failed, %d skipped%s (%s%s)" % (
+            n["passed"], n["failed"], n["skipped"],
+            ", %d expected failures: %s (docs/protocol.md)"
+            % (len(xf), ", ".join(xf)) if xf else "", files,
+            "; -k '%s'" % g["select"] if g.get("select") else "")
+        x = f.get("figures", {})
+        if g["goal"] == "G2" and "badinput_cases" in x:
+            text = ("%d bad-input cases (and the case-count and RSS "
+                    "checks); a pass is the right status or a clean "
+                    "disconnect and a good health probe after the case: "
+                    "%s; server RSS %.1f -> %.1f MiB over the catalogue "
+                    "(%+.1f MiB)" % (
+                        x["badinput_cases"], base,
+                        x["badinput_rss_start_kib"] / 1024,
+                        x["badinput_rss_end_kib"] / 1024,
+                        (x["badinput_rss_end_kib"] -
+                         x["badinput_rss_start_kib"]) / 1024))
+        elif g["goal"] == "G8":
+            text = ("ring refused (seccomp, RLIMIT_MEMLOCK, `io_uring = "
+                    "no`, RINGSMB_NO_IO_URING%s) and faults from the ring "
+                    "(EAGAIN, a CQE that never comes): 1 MiB put/get with "
+                    "identical sha256, the reason logged once: %s" % (
+                        ", kernel.io_uring_disabled=2" if f.get("sysctl")
+                        else "; kernel.io_uring_disabled=2 skipped: "
+                        "machine-wide, RINGSMB_FAULTS_SYSCTL=1", base))
+        elif g["goal"] == "G9":
+            text = ("SMB1 refused (bad-input cases smb1-*), NTLMv1/LM "
+                    "refused (unit test_auth_ntlmssp), and through the "
+                    "wire: bad and missing signatures, a wrong MIC and "
+                    "none, a wrong NTLMv2 proof, a wrong password, a "
+                    "preauth-hash mismatch, plaintext on encrypt-required "
+                    "shares and sessions, credit window edges, unique "
+                    "nonces, guest only where configured (test_access), "
+                    "signing by default (test_untrusted): %s" % base)
+        else:
+            text = base
+        rows[g["goal"]] = (text,) + _when(ca)
+    return rows
+
+
 def goal_rows(d):
     """(goal, figure, command, date) for G1..G11."""
     rows = {}
@@ -129,6 +184,9 @@ def goal_rows(d):
     elif fz:
         rows["G1"] = ("short mode: corpora replayed by `make test` (see "
                       "make test); no CPU time measured",) + _when(fz)
+    ca = d.get("catalogue")
+    if ca:
+        rows.update(_catalogue_rows(ca))
     sy = d.get("symlink")
     if sy:
         f = sy["figures"]

@@ -7,7 +7,8 @@ figures written to docs/reliability.md (RELIABILITY.md's goals G1-G11).
                                         races, fuzz CPU time per harness)
     tests/stress/run.py --only churn    one part (symlink, churn, races,
                                         limits, teardown, soak, soak-asan,
-                                        fuzz, durability; repeatable)
+                                        fuzz, durability, catalogue;
+                                        repeatable)
 
 Parts: symlink_race.py (G10), churn.py (T5, G7), races.py (item 41 under
 ASan+UBSan), limits.py (G4, G5, G7: idle, stalled and reset clients, the
@@ -15,7 +16,9 @@ slow bad-input cases), teardown.py (T10, item 42 under ASan+UBSan),
 soak.py (T13, G11, heap after a burst), soak_asan.py (the soak on the
 ASan+UBSan build: G11's sanitizer count), fuzz.py (G1),
 durability.py (T8, G6: kill -9 with WRITEs in flight, fsync before the
-reply; copy, splice and io_uring-off).  Each
+reply; copy, splice and io_uring-off), catalogue.py (G2, G8, G9: the
+bad-input catalogue, the io_uring fallbacks and the authentication rules
+that make test checks, with their counts).  Each
 prints its figures; report.py keeps the figures of earlier runs for the
 parts not run this time and leaves every section of docs/reliability.md
 it did not write as it was.  Exit status 1 when any part found a problem.
@@ -37,7 +40,7 @@ import common                                            # noqa: E402
 import report                                            # noqa: E402
 
 PARTS = ("symlink", "churn", "races", "limits", "teardown", "soak",
-         "soak-asan", "fuzz", "durability")
+         "soak-asan", "fuzz", "durability", "catalogue")
 
 
 def part_module(name):
