@@ -5,13 +5,15 @@
  * Each input is a fresh server (smbd_server_start_embedded, the daemon's
  * own layers and VFS) with a share on a temporary directory, a second
  * one with vfs_noop, a third requiring encryption, IPC$, and one user
- * with a password (fuzz_server_env.h); one connection; a fake clock.
- * The input is a small byte-coded program:
+ * with a password (fuzz_server_env.h); one connection, and a second one
+ * when the program asks; a fake clock.  The input is a small byte-coded
+ * program:
  *
  *   byte 0          flags: bit 0 = io_uring off ("io_uring = no")
  *   then steps      an op byte, then the operands its kind reads
  *
- *   op & 0x1f       the kind (enum fz_kind, modulo FZ_NUM_KINDS)
+ *   op & 0x1f       the kind (enum fz_kind, modulo FZ_NUM_KINDS; but
+ *                   0x1F is FZ_CHANNEL, see below)
  *   op & 0x20       send even without credits (the client normally
  *                   waits for a grant and skips the step)
  *   op & 0x40       mutate: after building (and signing), overwrite
@@ -30,6 +32,22 @@
  * whole NTLMSSP exchange (anonymous, an unknown user mapped to guest, or
  * the real user) with lib/auth's client.
  *
+ * Two connections: FZ_CHANNEL (operand bit 0) sends the next steps on
+ * connection 0 (the default, so programs written before it mean what
+ * they meant) or 1, a second socketpair to the same server opened on
+ * first use, with its own NEGOTIATE, MessageIds, credits and requests.
+ * Session, tree and file slots are shared: a step names any of them on
+ * either connection (valid on both for a session bound to both, to be
+ * refused by the server where it does not know the id).
+ * SESSION_SETUP's binding mode binds the current session to the
+ * current connection as a client does (MS-SMB2 3.2.5.3.3); its requests
+ * there are signed with the channel's own key.  Responses and breaks
+ * are read on both whichever the program is on, and each step settles
+ * both.  FZ_DISCONNECT closes the current connection only; the program
+ * ends when every connection it opened is closed (by it or the server),
+ * which for a program that never opened the second is when the first
+ * closes, as before.
+ *
  * Keys: a logon as the real user derives the session's keys as a client
  * does (the 3.1.1 preauth chain over NEGOTIATE and the SESSION_SETUP
  * legs; the signing algorithm and cipher the NEGOTIATE response chose).
@@ -39,12 +57,13 @@
  * any other check.
  *
  * Invariants, each an abort() libFuzzer reports: responses well formed
- * and answering what was sent, credits held within SMBD_MAX_CREDITS,
- * every request answered (final or interim) unless the connection
- * closed, a signed response for a session with keys verifies, an
- * encrypted one decrypts (fuzz_server_client.h); after the client goes,
- * no connection, session, open, lease, durable handle, descriptor or
- * talloc memory left (fuzz_server_env.h).  LeakSanitizer does the rest.
+ * and answering what was sent on that connection, credits held within
+ * SMBD_MAX_CREDITS on each, every request answered (final or interim)
+ * unless its connection closed, a signed response for a session with
+ * keys verifies, an encrypted one decrypts (fuzz_server_client.h);
+ * after both connections go, no connection, session, open, lease,
+ * durable handle, descriptor or talloc memory left (fuzz_server_env.h).
+ * LeakSanitizer does the rest.
  *
  * Seed corpus: tests/fuzz/corpus/server/ (seed-* written by
  * tests/fuzz/make_server_seeds.py, which also spells the encoding out
@@ -91,7 +110,12 @@ enum fz_kind {
 	FZ_RAW,
 	FZ_TICK,
 	FZ_DISCONNECT,
-	FZ_NUM_KINDS
+	FZ_NUM_KINDS,
+	/*
+	 * Outside the modulo, so programs written before it keep their
+	 * meaning (only an op of 0x1F, which wrapped to FZ_FLUSH, changed).
+	 */
+	FZ_CHANNEL = 0x1F,
 };
 
 struct fz_prog {
@@ -100,7 +124,6 @@ struct fz_prog {
 	struct fz_client *c;
 	uint8_t *body;                  /* FZ_BODY_MAX bytes */
 	uint16_t credit_ask;
-	bool stop;
 };
 
 /* ---- reading operands ---- */
@@ -254,7 +277,7 @@ static size_t build_negotiate(struct fz_prog *g, uint8_t *b)
 	}
 	push_le16(b + 2, n);
 	len = 36 + 2 * (size_t)n;
-	g->c->large_mtu = (caps & 0x04) != 0;
+	g->c->ch->large_mtu = (caps & 0x04) != 0;
 	if (!(mask & 0x10)) {
 		return len;
 	}
@@ -797,15 +820,15 @@ static void step_element(struct fz_prog *g, enum fz_kind kind, uint8_t op)
 	struct smb2_hdr h;
 	uint32_t payload = 0;
 	uint8_t slot = 0;
-	size_t first = g->c->num_reqs;
+	size_t first = g->c->ch->num_reqs;
 	size_t len = build_element(g, kind, &h, g->body, &payload, &slot);
 
 	if (fz_frame_add(g->c, &f, &h, g->body, len, payload,
 			 (op & 0x20) != 0) == 0) {
 		return;                 /* no credits: skipped */
 	}
-	if (g->c->num_reqs > first) {
-		g->c->reqs[g->c->num_reqs - 1].session_slot = slot;
+	if (g->c->ch->num_reqs > first) {
+		g->c->ch->reqs[g->c->ch->num_reqs - 1].session_slot = slot;
 	}
 	send_frame(g, &f, op, first);
 }
@@ -821,7 +844,7 @@ static void step_compound(struct fz_prog *g, uint8_t op)
 	uint8_t x = u8(g);
 	unsigned n = 2 + x % 4, i;
 	struct fz_frame f = {};
-	size_t first = g->c->num_reqs;
+	size_t first = g->c->ch->num_reqs;
 
 	for (i = 0; i < n; i++) {
 		uint8_t k = u8(g);
@@ -871,7 +894,9 @@ static bool setup_leg(struct fz_prog *g, uint8_t flags, uint64_t sid,
 	if (fz_frame_add(c, &f, &h, b, 24 + blen, 0, false) == 0) {
 		return false;
 	}
-	c->reqs[c->num_reqs - 1].session_slot = slot;
+	c->ch->reqs[c->ch->num_reqs - 1].session_slot = slot;
+	c->ch->reqs[c->ch->num_reqs - 1].binding =
+		(flags & SMB2_SESSION_FLAG_BINDING) != 0;
 	seal = fz_frame_sealer(c, &f);
 	if (seal == NULL) {
 		fz_frame_sign(c, &f);
@@ -907,20 +932,20 @@ static void session_keys(struct fz_client *c, struct auth_client *ac,
 	if ((reauth && fz_client_keys(c, s->id) != NULL) ||
 	    (c->setup_session_flags & (SMB2_SESSION_FLAG_IS_GUEST |
 				       SMB2_SESSION_FLAG_IS_NULL)) ||
-	    (c->dialect == SMB2_DIALECT_0311 && !c->preauth_known) ||
+	    (c->ch->dialect == SMB2_DIALECT_0311 && !c->ch->preauth_known) ||
 	    !auth_client_session_key(ac, key)) {
 		return;
 	}
-	if (smb2_derive_keys(c->dialect, c->cipher_id, key, sizeof(key), hash,
-			     &s->keys) != 0) {
+	if (smb2_derive_keys(c->ch->dialect, c->ch->cipher_id, key,
+			     sizeof(key), hash, &s->keys) != 0) {
 		return;                 /* no dialect, or 0x02FF */
 	}
 	crypto_wipe(key, sizeof(key));
 	fz_client_forget_keys(c, s->id);
 	s->have_keys = true;
-	s->dialect = c->dialect;
-	s->signing_alg = c->signing_alg;
-	s->cipher_id = s->keys.cipher_key_len != 0 ? c->cipher_id : 0;
+	s->dialect = c->ch->dialect;
+	s->signing_alg = c->ch->signing_alg;
+	s->cipher_id = s->keys.cipher_key_len != 0 ? c->ch->cipher_id : 0;
 	s->encrypt = (c->setup_session_flags &
 		      SMB2_SESSION_FLAG_ENCRYPT_DATA) != 0;
 	if (s->cipher_id != 0 && smb2_nonce_gen_init(&s->nonce) != 0) {
@@ -937,6 +962,54 @@ static void session_keys(struct fz_client *c, struct auth_client *ac,
 			"0x%04x, signing %u, cipher %u%s\n",
 			(unsigned long long)s->id, s->dialect, s->signing_alg,
 			s->cipher_id, s->encrypt ? ", encrypts" : "");
+	}
+}
+
+/*
+ * A binding's end (MS-SMB2 3.2.5.3.3, 3.3.5.5.3): this connection's own
+ * signing key, derived from this authentication's key and, for 3.1.1,
+ * the chain that began with this connection's NEGOTIATE (hash).  The
+ * server signs the final response with it; every request of the session
+ * on this connection is signed with it from now on.
+ */
+static void channel_key(struct fz_client *c, struct auth_client *ac,
+			const uint8_t hash[SMB2_PREAUTH_HASH_SIZE])
+{
+	struct fz_session *s = fz_client_keys(c, c->setup_session_id);
+	uint8_t key[AUTH_SESSION_KEY_SIZE];
+	struct smb2_keys k = {};
+	struct iovec iov = { c->setup_rsp, c->setup_rsp_len };
+	bool signed_rsp;
+	int ret;
+
+	if (s == NULL ||
+	    (c->ch->dialect == SMB2_DIALECT_0311 && !c->ch->preauth_known) ||
+	    !auth_client_session_key(ac, key)) {
+		return;                 /* its requests go unchecked */
+	}
+	ret = smb2_derive_keys(c->ch->dialect, c->ch->cipher_id, key,
+			       sizeof(key), hash, &k);
+	crypto_wipe(key, sizeof(key));
+	if (ret != 0) {
+		return;
+	}
+	memcpy(s->chan_signing[c->ch->idx], k.signing, sizeof(k.signing));
+	s->bound[c->ch->idx] = true;
+	smb2_keys_wipe(&k);
+	signed_rsp = c->setup_rsp != NULL &&
+		     (pull_le32(c->setup_rsp + SMB2_HDR_OFS_FLAGS) &
+		      SMB2_FLAGS_SIGNED);
+	if (signed_rsp &&
+	    smb2_sign_check(s->dialect, s->signing_alg,
+			    fz_client_signing_key(c, s), &iov, 1, true) != 0) {
+		fz_fail("the final binding SESSION_SETUP response does not "
+			"verify with the channel's key");
+	}
+	if (c->trace) {
+		fprintf(stderr, "fuzz_server: session 0x%llx: bound to "
+			"connection %u%s\n", (unsigned long long)s->id,
+			c->ch->idx, signed_rsp ? ", its answer signed with "
+			"the channel's key" : "");
 	}
 }
 
@@ -964,7 +1037,11 @@ static struct auth_client *setup_client(TALLOC_CTX *mem_ctx, uint8_t mode)
  * user FZ_USER with its password (with bit 0 a wrong one), which gives
  * the session keys: signing, and encryption where asked; bit 1 the
  * BINDING flag; bit 2 re-authenticate the current session; bit 3 stop
- * after the first leg; bits 4-6 the slot the session goes to.
+ * after the first leg; bits 4-6 the slot the session goes to.  Bits 1
+ * and 2 together bind the current session to the current connection:
+ * with bit 7 and the slot the session is in, that is what a client
+ * does (the legs signed with the session's key, the 3.1.1 chain from
+ * this connection's NEGOTIATE, then the channel's own key).
  */
 static void step_session_setup(struct fz_prog *g)
 {
@@ -974,6 +1051,7 @@ static void step_session_setup(struct fz_prog *g)
 	struct auth_client *ac = setup_client(tmp, mode);
 	const struct fz_session *cur = &c->sessions[c->cur_session];
 	bool reauth = (mode & 4) && cur->id != 0;
+	bool binding = reauth && (mode & 2);
 	uint64_t sid = reauth ? cur->id : 0;
 	uint8_t hash[SMB2_PREAUTH_HASH_SIZE];
 	uint8_t *out = NULL;
@@ -982,7 +1060,8 @@ static void step_session_setup(struct fz_prog *g)
 	NTSTATUS st = NT_STATUS_MORE_PROCESSING_REQUIRED;
 
 	/* a re-authentication goes on with the session's chain */
-	memcpy(hash, reauth ? cur->preauth : c->preauth, sizeof(hash));
+	memcpy(hash, reauth && !binding ? cur->preauth : c->ch->preauth,
+	       sizeof(hash));
 	if (ac == NULL || !NT_STATUS_EQUAL(
 		    auth_client_update(ac, tmp, NULL, 0, &out, &out_len),
 		    NT_STATUS_MORE_PROCESSING_REQUIRED)) {
@@ -1008,9 +1087,15 @@ static void step_session_setup(struct fz_prog *g)
 	}
 	/* the last leg's answer: OK, and the client took its token */
 	if (c->setup_status == 0 && c->sessions[slot].id == c->setup_session_id) {
-		memcpy(c->sessions[slot].preauth, hash, sizeof(hash));
-		if (NT_STATUS_IS_OK(st) && (mode & 0x80)) {
-			session_keys(c, ac, slot, reauth, hash);
+		if (binding) {
+			if (NT_STATUS_IS_OK(st)) {
+				channel_key(c, ac, hash);
+			}
+		} else {
+			memcpy(c->sessions[slot].preauth, hash, sizeof(hash));
+			if (NT_STATUS_IS_OK(st) && (mode & 0x80)) {
+				session_keys(c, ac, slot, reauth, hash);
+			}
 		}
 	}
 	talloc_free(tmp);
@@ -1034,7 +1119,7 @@ static void step_cancel(struct fz_prog *g, uint8_t op)
 	/* after fz_frame_add: a CANCEL names its target's MessageId */
 	push_le64(f.buf + f.last_hdr + SMB2_HDR_OFS_MESSAGE_ID,
 		  r != NULL ? r->mid : u16(g));
-	send_frame(g, &f, op, g->c->num_reqs);
+	send_frame(g, &f, op, g->c->ch->num_reqs);
 }
 
 /* Raw bytes: bit 0 of the mode wraps them in a correct NBT header. */
@@ -1057,6 +1142,10 @@ static void step(struct fz_prog *g)
 {
 	uint8_t op = u8(g);
 	enum fz_kind kind = (enum fz_kind)((op & 0x1F) % FZ_NUM_KINDS);
+
+	if ((op & 0x1F) == FZ_CHANNEL) {
+		kind = FZ_CHANNEL;
+	}
 	uint8_t x;
 
 	switch (kind) {
@@ -1088,9 +1177,11 @@ static void step(struct fz_prog *g)
 		fz_client_settle(g->c);
 		break;
 	case FZ_DISCONNECT:
-		(void)shutdown(g->c->env->client_fd, SHUT_WR);
+		fz_client_hang_up(g->c);
 		fz_client_settle(g->c);
-		g->stop = true;
+		break;
+	case FZ_CHANNEL:
+		fz_client_use(g->c, u8(g) & 1);
 		break;
 	default:
 		step_element(g, kind, op);
@@ -1117,7 +1208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_env_up(&env, !(u8(&g) & 1));
 	fz_client_init(&c, &env);
 	g.c = &c;
-	for (i = 0; i < FZ_MAX_STEPS && g.left > 0 && !g.stop && !c.eof; i++) {
+	for (i = 0; i < FZ_MAX_STEPS && g.left > 0 && !fz_client_done(&c);
+	     i++) {
 		step(&g);
 	}
 	fz_client_settle(&c);

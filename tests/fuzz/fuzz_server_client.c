@@ -18,13 +18,14 @@
 #define FZ_NBT_MAX 0xFFFFFF
 #define FZ_BREAK_MID UINT64_MAX
 
-/* ---- the socket ---- */
+/* ---- the sockets ---- */
 
-static void flush_out(struct fz_client *c)
+static void flush_out(struct fz_chan *ch)
 {
-	while (c->out_len > 0 && !c->eof) {
-		ssize_t n = send(c->env->client_fd, c->out, c->out_len,
-				 MSG_NOSIGNAL);
+	int fd = ch->client->env->client_fd[ch->idx];
+
+	while (ch->out_len > 0 && !ch->eof) {
+		ssize_t n = send(fd, ch->out, ch->out_len, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -33,16 +34,16 @@ static void flush_out(struct fz_client *c)
 			break;
 		}
 		if (n <= 0) {
-			c->eof = true;  /* EPIPE, ECONNRESET: the server left */
-			c->out_len = 0;
+			ch->eof = true; /* EPIPE, ECONNRESET: the server left */
+			ch->out_len = 0;
 			break;
 		}
-		memmove(c->out, c->out + n, c->out_len - (size_t)n);
-		c->out_len -= (size_t)n;
+		memmove(ch->out, ch->out + n, ch->out_len - (size_t)n);
+		ch->out_len -= (size_t)n;
 	}
-	if (c->fde != NULL) {
-		tevent_fd_set_flags(c->fde, (c->eof ? 0 : TEVENT_FD_READ) |
-				    (c->out_len > 0 ? TEVENT_FD_WRITE : 0));
+	if (ch->fde != NULL) {
+		tevent_fd_set_flags(ch->fde, (ch->eof ? 0 : TEVENT_FD_READ) |
+				    (ch->out_len > 0 ? TEVENT_FD_WRITE : 0));
 	}
 }
 
@@ -51,32 +52,36 @@ static void handle_frame(struct fz_client *c, const uint8_t *buf,
 
 static void take_frames(struct fz_client *c)
 {
+	struct fz_chan *ch = c->ch;
 	size_t off = 0;
 
-	while (c->in_len - off >= 4) {
-		const uint8_t *p = c->in + off;
+	while (ch->in_len - off >= 4) {
+		const uint8_t *p = ch->in + off;
 		size_t len = ((size_t)p[1] << 16) | ((size_t)p[2] << 8) | p[3];
 
 		if (p[0] != 0) {
 			fz_fail("response frame type 0x%02x", p[0]);
 		}
-		if (c->in_len - off - 4 < len) {
+		if (ch->in_len - off - 4 < len) {
 			break;
 		}
 		handle_frame(c, p + 4, len);
 		off += 4 + len;
 	}
 	if (off > 0) {
-		memmove(c->in, c->in + off, c->in_len - off);
-		c->in_len -= off;
+		memmove(ch->in, ch->in + off, ch->in_len - off);
+		ch->in_len -= off;
 	}
 }
 
 static void read_in(struct fz_client *c)
 {
+	struct fz_chan *ch = c->ch;
+	int fd = c->env->client_fd[ch->idx];
+
 	for (;;) {
 		uint8_t tmp[65536];
-		ssize_t n = read(c->env->client_fd, tmp, sizeof(tmp));
+		ssize_t n = read(fd, tmp, sizeof(tmp));
 
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -85,60 +90,128 @@ static void read_in(struct fz_client *c)
 			break;
 		}
 		if (n <= 0) {
-			c->eof = true;
+			ch->eof = true;
 			break;
 		}
-		c->in = talloc_realloc(c->env->top, c->in, uint8_t,
-				       c->in_len + (size_t)n);
-		if (c->in == NULL) {
+		ch->in = talloc_realloc(c->env->top, ch->in, uint8_t,
+					ch->in_len + (size_t)n);
+		if (ch->in == NULL) {
 			fz_fail("out of memory");
 		}
-		memcpy(c->in + c->in_len, tmp, (size_t)n);
-		c->in_len += (size_t)n;
+		memcpy(ch->in + ch->in_len, tmp, (size_t)n);
+		ch->in_len += (size_t)n;
 	}
 	take_frames(c);
 }
 
+/*
+ * What a connection receives is handled with c->ch pointing at it (the
+ * MessageIds, credits and channel keys are that connection's); the
+ * program's choice comes back after.
+ */
 static void client_io(struct tevent_context *ev, struct tevent_fd *fde,
 		      uint16_t flags, void *private_data)
 {
-	struct fz_client *c = private_data;
+	struct fz_chan *ch = private_data;
+	struct fz_client *c = ch->client;
+	struct fz_chan *steps = c->ch;
 
 	if (flags & TEVENT_FD_READ) {
+		c->ch = ch;
 		read_in(c);
+		c->ch = steps;
 	}
-	flush_out(c);
+	flush_out(ch);
+}
+
+static void chan_open(struct fz_client *c, unsigned i)
+{
+	struct fz_chan *ch = &c->chans[i];
+
+	if (c->env->client_fd[i] == -1) {
+		fz_env_connect(c->env, i);
+	}
+	*ch = (struct fz_chan){ .client = c, .idx = i, .open = true,
+				.granted = 1 };
+	ch->fde = tevent_add_fd(c->env->server->ev, c->env->top,
+				c->env->client_fd[i], TEVENT_FD_READ,
+				client_io, ch);
+	if (ch->fde == NULL) {
+		fz_fail("tevent_add_fd failed");
+	}
 }
 
 void fz_client_init(struct fz_client *c, struct fz_env *env)
 {
 	*c = (struct fz_client){
 		.env = env,
-		.granted = 1,
 		.trace = getenv("FUZZ_SERVER_TRACE") != NULL,
 	};
-	c->fde = tevent_add_fd(env->server->ev, env->top, env->client_fd,
-			       TEVENT_FD_READ, client_io, c);
-	if (c->fde == NULL) {
-		fz_fail("tevent_add_fd failed");
+	chan_open(c, 0);
+	c->ch = &c->chans[0];
+}
+
+void fz_client_use(struct fz_client *c, unsigned i)
+{
+	if (!c->chans[i % FZ_CONNS].open) {
+		chan_open(c, i % FZ_CONNS);
 	}
+	c->ch = &c->chans[i % FZ_CONNS];
+	if (c->trace) {
+		fprintf(stderr, "fuzz_server: -> connection %u\n", c->ch->idx);
+	}
+}
+
+void fz_client_hang_up(struct fz_client *c)
+{
+	(void)shutdown(c->env->client_fd[c->ch->idx], SHUT_WR);
+	c->ch->hung_up = true;
+	if (c->trace) {
+		fprintf(stderr, "fuzz_server: connection %u: the client "
+			"closes\n", c->ch->idx);
+	}
+}
+
+bool fz_client_done(const struct fz_client *c)
+{
+	unsigned i;
+
+	for (i = 0; i < FZ_CONNS; i++) {
+		const struct fz_chan *ch = &c->chans[i];
+
+		if (ch->open && !ch->eof && !ch->hung_up) {
+			return false;
+		}
+	}
+	return true;
 }
 
 void fz_client_free(struct fz_client *c)
 {
-	TALLOC_FREE(c->fde);
-	TALLOC_FREE(c->in);
-	TALLOC_FREE(c->out);
+	unsigned i;
+
+	for (i = 0; i < FZ_CONNS; i++) {
+		TALLOC_FREE(c->chans[i].fde);
+		TALLOC_FREE(c->chans[i].in);
+		TALLOC_FREE(c->chans[i].out);
+		TALLOC_FREE(c->chans[i].negprot_req);
+	}
 	TALLOC_FREE(c->setup_blob);
 	TALLOC_FREE(c->setup_rsp);
-	TALLOC_FREE(c->negprot_req);
 	crypto_wipe(c->sessions, sizeof(c->sessions));
 	crypto_wipe(c->retired, sizeof(c->retired));
 }
 
+const uint8_t *fz_client_signing_key(const struct fz_client *c,
+				     const struct fz_session *s)
+{
+	return s->bound[c->ch->idx] ? s->chan_signing[c->ch->idx] :
+	       s->keys.signing;
+}
+
 uint64_t fz_client_credits(const struct fz_client *c)
 {
-	return c->granted > c->used ? c->granted - c->used : 0;
+	return c->ch->granted > c->ch->used ? c->ch->granted - c->ch->used : 0;
 }
 
 /* ---- requests ---- */
@@ -147,24 +220,24 @@ static struct fz_req *track(struct fz_client *c)
 {
 	size_t i, n = 0;
 
-	if (c->num_reqs == FZ_TRACK) {
-		for (i = 0; i < c->num_reqs; i++) {
-			if (c->reqs[i].state != FZ_DONE) {
-				c->reqs[n++] = c->reqs[i];
+	if (c->ch->num_reqs == FZ_TRACK) {
+		for (i = 0; i < c->ch->num_reqs; i++) {
+			if (c->ch->reqs[i].state != FZ_DONE) {
+				c->ch->reqs[n++] = c->ch->reqs[i];
 			}
 		}
-		c->num_reqs = n;
+		c->ch->num_reqs = n;
 	}
-	if (c->num_reqs == FZ_TRACK) {
-		c->lenient = true;      /* too many waiting: stop checking */
+	if (c->ch->num_reqs == FZ_TRACK) {
+		c->ch->lenient = true;  /* too many waiting: stop checking */
 		return NULL;
 	}
-	return &c->reqs[c->num_reqs++];
+	return &c->ch->reqs[c->ch->num_reqs++];
 }
 
 static uint16_t charge_for(const struct fz_client *c, uint32_t payload)
 {
-	if (c->dialect < SMB2_DIALECT_0210 || !c->large_mtu) {
+	if (c->ch->dialect < SMB2_DIALECT_0210 || !c->ch->large_mtu) {
 		return 0;
 	}
 	return payload > 0 ? (uint16_t)((payload - 1) / 65536 + 1) : 1;
@@ -187,9 +260,9 @@ size_t fz_frame_add(struct fz_client *c, struct fz_frame *f,
 			return 0;
 		}
 		hdr->credit_charge = charge;
-		hdr->message_id = c->next_mid;
-		c->next_mid += units;
-		c->used += units;
+		hdr->message_id = c->ch->next_mid;
+		c->ch->next_mid += units;
+		c->ch->used += units;
 		r = track(c);
 		if (r != NULL) {
 			*r = (struct fz_req){
@@ -225,17 +298,17 @@ size_t fz_frame_add(struct fz_client *c, struct fz_frame *f,
 
 static void queue_out(struct fz_client *c, const uint8_t *buf, size_t len)
 {
-	if (c->eof || len == 0) {
+	if (c->ch->eof || c->ch->hung_up || len == 0) {
 		return;
 	}
-	c->out = talloc_realloc(c->env->top, c->out, uint8_t,
-				c->out_len + len);
-	if (c->out == NULL) {
+	c->ch->out = talloc_realloc(c->env->top, c->ch->out, uint8_t,
+				c->ch->out_len + len);
+	if (c->ch->out == NULL) {
 		fz_fail("out of memory");
 	}
-	memcpy(c->out + c->out_len, buf, len);
-	c->out_len += len;
-	flush_out(c);
+	memcpy(c->ch->out + c->ch->out_len, buf, len);
+	c->ch->out_len += len;
+	flush_out(c->ch);
 }
 
 /*
@@ -252,16 +325,16 @@ static void note_negprot(struct fz_client *c, const struct fz_frame *f)
 	    pull_le16(m + SMB2_HDR_OFS_COMMAND) != SMB2_OP_NEGPROT) {
 		return;
 	}
-	TALLOC_FREE(c->negprot_req);
-	c->negprot_req_len = 0;
+	TALLOC_FREE(c->ch->negprot_req);
+	c->ch->negprot_req_len = 0;
 	if (f->elements != 1) {
 		return;
 	}
-	c->negprot_req = talloc_memdup(c->env->top, m, len);
-	if (c->negprot_req == NULL) {
+	c->ch->negprot_req = talloc_memdup(c->env->top, m, len);
+	if (c->ch->negprot_req == NULL) {
 		fz_fail("out of memory");
 	}
-	c->negprot_req_len = len;
+	c->ch->negprot_req_len = len;
 }
 
 void fz_frame_send(struct fz_client *c, struct fz_frame *f)
@@ -278,7 +351,7 @@ void fz_frame_send(struct fz_client *c, struct fz_frame *f)
 void fz_client_send_raw(struct fz_client *c, const uint8_t *buf,
 			size_t len)
 {
-	c->lenient = true;
+	c->ch->lenient = true;
 	queue_out(c, buf, len);
 }
 
@@ -286,9 +359,9 @@ void fz_client_untrack_from(struct fz_client *c, size_t first_req)
 {
 	size_t i;
 
-	c->lenient = true;
-	for (i = first_req; i < c->num_reqs; i++) {
-		c->reqs[i].tracked = false;
+	c->ch->lenient = true;
+	for (i = first_req; i < c->ch->num_reqs; i++) {
+		c->ch->reqs[i].tracked = false;
 	}
 }
 
@@ -298,9 +371,9 @@ static struct fz_req *find_req(struct fz_client *c, uint64_t mid)
 {
 	size_t i;
 
-	for (i = c->num_reqs; i > 0; i--) {
-		if (c->reqs[i - 1].mid == mid) {
-			return &c->reqs[i - 1];
+	for (i = c->ch->num_reqs; i > 0; i--) {
+		if (c->ch->reqs[i - 1].mid == mid) {
+			return &c->ch->reqs[i - 1];
 		}
 	}
 	return NULL;
@@ -399,7 +472,8 @@ static void sign_element(struct fz_client *c, uint8_t *h, size_t len)
 	if (s == NULL || c->unsigned_reqs) {
 		return;
 	}
-	if (smb2_sign_pdu(s->dialect, s->signing_alg, s->keys.signing, &iov,
+	if (smb2_sign_pdu(s->dialect, s->signing_alg,
+			  fz_client_signing_key(c, s), &iov,
 			  1, false) != 0) {
 		fz_fail("cannot sign a request");
 	}
@@ -553,7 +627,7 @@ static void got_negprot(struct fz_client *c, const uint8_t *el, size_t len)
 	struct smb2_negprot_crsp r;
 	struct smb2_pdu pdu;
 	struct iovec iov[2] = {
-		{ c->negprot_req, c->negprot_req_len }, { (void *)el, len },
+		{ c->ch->negprot_req, c->ch->negprot_req_len }, { (void *)el, len },
 	};
 	bool is_error = false;
 
@@ -561,23 +635,23 @@ static void got_negprot(struct fz_client *c, const uint8_t *el, size_t len)
 	    is_error || !NT_STATUS_IS_OK(smb2_negprot_crsp_pull(&pdu, &r))) {
 		return;
 	}
-	c->dialect = r.dialect;
-	c->signing_alg = SMB2_SIGNING_AES_CMAC;
-	c->cipher_id = 0;
+	c->ch->dialect = r.dialect;
+	c->ch->signing_alg = SMB2_SIGNING_AES_CMAC;
+	c->ch->cipher_id = 0;
 	if (r.dialect == SMB2_DIALECT_0311) {
-		c->signing_alg = chosen(&r, SMB2_SIGNING_CAPABILITIES,
+		c->ch->signing_alg = chosen(&r, SMB2_SIGNING_CAPABILITIES,
 					SMB2_SIGNING_AES_CMAC);
-		c->cipher_id = chosen(&r, SMB2_ENCRYPTION_CAPABILITIES, 0);
+		c->ch->cipher_id = chosen(&r, SMB2_ENCRYPTION_CAPABILITIES, 0);
 	} else if (r.dialect >= SMB2_DIALECT_0300 &&
 		   (r.capabilities & SMB2_GLOBAL_CAP_ENCRYPTION)) {
-		c->cipher_id = SMB2_ENCRYPTION_AES128_CCM;
+		c->ch->cipher_id = SMB2_ENCRYPTION_AES128_CCM;
 	}
-	memset(c->preauth, 0, sizeof(c->preauth));
-	c->preauth_known = c->negprot_req != NULL;
-	if (c->preauth_known) {
+	memset(c->ch->preauth, 0, sizeof(c->ch->preauth));
+	c->ch->preauth_known = c->ch->negprot_req != NULL;
+	if (c->ch->preauth_known) {
 		/* a chain: H(H(0 || request) || response) */
-		smb2_preauth_update(c->preauth, &iov[0], 1);
-		smb2_preauth_update(c->preauth, &iov[1], 1);
+		smb2_preauth_update(c->ch->preauth, &iov[0], 1);
+		smb2_preauth_update(c->ch->preauth, &iov[1], 1);
 	}
 }
 
@@ -617,8 +691,8 @@ static void got_final(struct fz_client *c, const struct fz_req *r,
 
 static void got_credits(struct fz_client *c, const struct smb2_hdr *h)
 {
-	c->granted += h->credit;
-	if (!c->lenient && fz_client_credits(c) > SMBD_MAX_CREDITS) {
+	c->ch->granted += h->credit;
+	if (!c->ch->lenient && fz_client_credits(c) > SMBD_MAX_CREDITS) {
 		fz_fail("the client holds %llu credits, more than %u",
 			(unsigned long long)fz_client_credits(c),
 			SMBD_MAX_CREDITS);
@@ -644,12 +718,15 @@ static bool check_signature(struct fz_client *c, const struct fz_req *r,
 	    (r != NULL && memcmp(h->signature, r->signature, 16) == 0)) {
 		return false;
 	}
+	if (r != NULL && r->binding && h->status == 0) {
+		return false;   /* the channel's key: channel_key() checks */
+	}
 	s = fz_client_keys(c, h->session_id);
 	if (s == NULL) {
 		return false;
 	}
-	if (smb2_sign_check(s->dialect, s->signing_alg, s->keys.signing,
-			    &iov, 1, true) != 0) {
+	if (smb2_sign_check(s->dialect, s->signing_alg,
+			    fz_client_signing_key(c, s), &iov, 1, true) != 0) {
 		fz_fail("%s response, MessageId %llu, status 0x%08x: its "
 			"signature does not verify", smb2_op_name(h->command),
 			(unsigned long long)h->message_id, h->status);
@@ -675,11 +752,12 @@ static void handle_element(struct fz_client *c, const uint8_t *el,
 	verified = check_signature(c, r, &h, el, len);
 	if (c->trace) {
 		fprintf(stderr, "fuzz_server: <- %s mid %llu status 0x%08x "
-			"credits %u%s%s%s\n", smb2_op_name(h.command),
+			"credits %u%s%s%s%s\n", smb2_op_name(h.command),
 			(unsigned long long)h.message_id, h.status, h.credit,
 			(h.flags & SMB2_FLAGS_ASYNC_COMMAND) ? " async" : "",
 			verified ? " signed" : "",
-			c->in_sealed ? " encrypted" : "");
+			c->in_sealed ? " encrypted" : "",
+			c->ch->idx != 0 ? " (connection 1)" : "");
 	}
 	if (h.message_id == FZ_BREAK_MID) {
 		if (h.command != SMB2_OP_OPLOCK_BREAK) {
@@ -693,7 +771,7 @@ static void handle_element(struct fz_client *c, const uint8_t *el,
 	}
 	got_credits(c, &h);
 	if (r == NULL || !r->tracked) {
-		if (!c->lenient) {
+		if (!c->ch->lenient) {
 			fz_fail("a response to MessageId %llu, never sent",
 				(unsigned long long)h.message_id);
 		}
@@ -764,7 +842,7 @@ static void handle_sealed(struct fz_client *c, const uint8_t *buf,
 	}
 	s = fz_client_keys(c, th.session_id);
 	if (s == NULL || s->cipher_id == 0) {
-		if (!c->lenient) {
+		if (!c->ch->lenient) {
 			fz_fail("a TRANSFORM response for session 0x%llx, "
 				"which has no keys here",
 				(unsigned long long)th.session_id);
@@ -803,16 +881,36 @@ static void handle_frame(struct fz_client *c, const uint8_t *buf,
 
 /* ---- settling ---- */
 
-static const struct fz_req *first_waiting(const struct fz_client *c)
+/*
+ * The first request on ch still waiting for an answer, or NULL; none
+ * counts once the connection is closed or has bytes still to go out.
+ */
+static const struct fz_req *first_waiting(struct fz_client *c,
+					  const struct fz_chan *ch)
 {
 	size_t i;
 
-	for (i = 0; i < c->num_reqs; i++) {
-		if (c->reqs[i].tracked && c->reqs[i].state == FZ_SENT) {
-			return &c->reqs[i];
+	if (!ch->open || ch->eof || ch->hung_up || ch->out_len > 0 ||
+	    !fz_env_conn_alive(c->env, ch->idx)) {
+		return NULL;
+	}
+	for (i = 0; i < ch->num_reqs; i++) {
+		if (ch->reqs[i].tracked && ch->reqs[i].state == FZ_SENT) {
+			return &ch->reqs[i];
 		}
 	}
 	return NULL;
+}
+
+static const struct fz_req *any_waiting(struct fz_client *c)
+{
+	const struct fz_req *r = NULL;
+	unsigned i;
+
+	for (i = 0; i < FZ_CONNS && r == NULL; i++) {
+		r = first_waiting(c, &c->chans[i]);
+	}
+	return r;
 }
 
 void fz_client_settle(struct fz_client *c)
@@ -821,20 +919,15 @@ void fz_client_settle(struct fz_client *c)
 	unsigned round;
 
 	fz_env_run_idle(c->env);
-	for (round = 0; round < 10; round++) {
-		if (c->eof || c->out_len > 0 || first_waiting(c) == NULL ||
-		    !fz_env_conn_alive(c->env)) {
-			break;
-		}
+	for (round = 0; round < 10 && any_waiting(c) != NULL; round++) {
 		if (round < 3) {
 			fz_env_wait_real(c->env, 2);
 		} else {
 			fz_env_advance(c->env, round < 6 ? 1 : 40);
 		}
 	}
-	r = first_waiting(c);
-	if (r != NULL && c->out_len == 0 && !c->eof &&
-	    fz_env_conn_alive(c->env)) {
+	r = any_waiting(c);
+	if (r != NULL) {
 		fz_fail("MessageId %llu (%s) not answered, connection open",
 			(unsigned long long)r->mid, smb2_op_name(r->command));
 	}
@@ -845,9 +938,9 @@ const struct fz_req *fz_client_pending(const struct fz_client *c,
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < c->num_reqs; i++) {
-		if (c->reqs[i].state == FZ_INTERIM ||
-		    c->reqs[i].state == FZ_SENT) {
+	for (i = 0; i < c->ch->num_reqs; i++) {
+		if (c->ch->reqs[i].state == FZ_INTERIM ||
+		    c->ch->reqs[i].state == FZ_SENT) {
 			n++;
 		}
 	}
@@ -855,11 +948,11 @@ const struct fz_req *fz_client_pending(const struct fz_client *c,
 		return NULL;
 	}
 	which %= n;
-	for (i = 0; i < c->num_reqs; i++) {
-		if (c->reqs[i].state == FZ_INTERIM ||
-		    c->reqs[i].state == FZ_SENT) {
+	for (i = 0; i < c->ch->num_reqs; i++) {
+		if (c->ch->reqs[i].state == FZ_INTERIM ||
+		    c->ch->reqs[i].state == FZ_SENT) {
 			if (which-- == 0) {
-				return &c->reqs[i];
+				return &c->ch->reqs[i];
 			}
 		}
 	}

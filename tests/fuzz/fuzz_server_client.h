@@ -1,8 +1,10 @@
 /*
  * The client end of fuzz_server (fuzz_server_client.c): builds request
- * frames, sends them through the socketpair, reads and checks every
- * response, and keeps what later requests refer to (session, tree and
- * file ids, AsyncIds, break notifications) so a program gets deep.
+ * frames, sends them through the socketpair of the current connection
+ * (one of two), reads and checks every response on both, and keeps what
+ * later requests refer to (session, tree and file ids, AsyncIds, break
+ * notifications) so a program gets deep.  A request's MessageId, its
+ * credits and its answer belong to the connection it went on.
  *
  * Checked as responses arrive (fz_fail, i.e. abort, otherwise):
  *  - each frame is whole SMB2: 0xFE header, StructureSize 64, the
@@ -11,18 +13,20 @@
  *    (or is a break notification), at most one interim and one final;
  *  - the credits the client holds (granted - used) never exceed
  *    SMBD_MAX_CREDITS;
- *  - a response signed for a session we hold keys for verifies (a
- *    SIGNED flag with a zero signature, or the request's signature
- *    echoed, is an unsigned answer: the server cannot sign errors for
- *    requests whose signature it rejected), and a TRANSFORM response
- *    is well formed, names such a session and its tag verifies;
+ *  - a response signed for a session we hold keys for verifies, with
+ *    the key of the connection it came on (a SIGNED flag with a zero
+ *    signature, or the request's signature echoed, is an unsigned
+ *    answer: the server cannot sign errors for requests whose signature
+ *    it rejected), and a TRANSFORM response is well formed, names such
+ *    a session and its tag verifies;
  *  - a request sent in plaintext on a tree that encrypts is refused
  *    (MS-SMB2 3.3.5.2.11: ACCESS_DENIED, or the connection is dropped):
  *    its answer is never a success or a warning with data.
- * And at the end of each step (fz_client_check_answered): every request
- * was answered, finally or with an interim STATUS_PENDING, unless the
- * connection is closed.  Requests whose bytes the program mutated are
- * not tracked (their MessageId may have changed).
+ * And at the end of each step (fz_client_settle): every request on
+ * either connection was answered, finally or with an interim
+ * STATUS_PENDING, unless that connection is closed.  Requests whose
+ * bytes the program mutated are not tracked (their MessageId may have
+ * changed).
  */
 #ifndef RINGSMB_FUZZ_SERVER_CLIENT_H
 #define RINGSMB_FUZZ_SERVER_CLIENT_H
@@ -49,6 +53,7 @@ struct fz_req {
 	uint8_t session_slot;           /* SESSION_SETUP: where it goes */
 	uint8_t signature[16];          /* as sent, if we signed it */
 	bool plain_on_encrypted;        /* sent plaintext to such a tree */
+	bool binding;                   /* SESSION_SETUP with BINDING */
 };
 
 /*
@@ -65,12 +70,27 @@ struct fz_session {
 	struct smb2_nonce_gen nonce;
 	/* 3.1.1: the chain its SESSION_SETUP legs built (re-auth goes on) */
 	uint8_t preauth[SMB2_PREAUTH_HASH_SIZE];
+	/*
+	 * A connection bound to it signs with its own key (MS-SMB2
+	 * 3.3.5.5.3, for 3.1.1 from that connection's preauth chain);
+	 * the others with keys.signing.
+	 */
+	bool bound[FZ_CONNS];
+	uint8_t chan_signing[FZ_CONNS][SMB2_SIGNING_KEY_SIZE];
 };
 
-struct fz_client {
-	struct fz_env *env;
+/*
+ * One connection: its socket, what NEGOTIATE chose on it, its MessageId
+ * and credit window and the requests sent on it.  Sessions, trees and
+ * files are the client's: a session bound to both is named on either.
+ */
+struct fz_chan {
+	struct fz_client *client;
+	unsigned idx;                   /* in fz_client.chans, env's fds */
+	bool open;                      /* fz_env_connect ran */
 	struct tevent_fd *fde;
 	bool eof;                       /* the server closed */
+	bool hung_up;                   /* we closed (FZ_DISCONNECT) */
 	/* bytes not yet taken by the socket */
 	uint8_t *out;
 	size_t out_len;
@@ -87,8 +107,6 @@ struct fz_client {
 	bool preauth_known;
 	uint8_t *negprot_req;           /* the last lone NEGOTIATE sent */
 	size_t negprot_req_len;
-	/* program switches (SELECT): ignore the keys when sending */
-	bool plaintext, unsigned_reqs;
 	uint64_t next_mid;
 	uint64_t granted;               /* credits granted, the first one too */
 	uint64_t used;                  /* credits charged */
@@ -96,6 +114,18 @@ struct fz_client {
 
 	struct fz_req reqs[FZ_TRACK];
 	size_t num_reqs;
+};
+
+struct fz_client {
+	struct fz_env *env;
+	struct fz_chan chans[FZ_CONNS];
+	/*
+	 * The connection program steps use; while a connection's bytes
+	 * are read, the one they came on (client_io).
+	 */
+	struct fz_chan *ch;
+	/* program switches (SELECT): ignore the keys when sending */
+	bool plaintext, unsigned_reqs;
 
 	struct fz_session sessions[FZ_SLOTS];
 	/*
@@ -135,8 +165,21 @@ struct fz_client {
 void fz_client_init(struct fz_client *c, struct fz_env *env);
 void fz_client_free(struct fz_client *c);
 
-/* Credits the client holds now (may be 0). */
+/* Program steps go to connection i from now on (opened if need be). */
+void fz_client_use(struct fz_client *c, unsigned i);
+
+/* Closes our side of the current connection (writes; reads go on). */
+void fz_client_hang_up(struct fz_client *c);
+
+/* Whether every connection opened is closed (the program ends). */
+bool fz_client_done(const struct fz_client *c);
+
+/* Credits the client holds now on its connection (may be 0). */
 uint64_t fz_client_credits(const struct fz_client *c);
+
+/* The key that signs for s on the current connection. */
+const uint8_t *fz_client_signing_key(const struct fz_client *c,
+				     const struct fz_session *s);
 
 /*
  * A request frame under construction: one or more elements (a
@@ -192,17 +235,24 @@ void fz_frame_send(struct fz_client *c, struct fz_frame *f);
 void fz_client_send_raw(struct fz_client *c, const uint8_t *buf,
 			size_t len);
 
-/* Forget what requests in the frame wait for (their bytes changed). */
+/*
+ * Forget what requests in the frame wait for (their bytes changed);
+ * first_req indexes the current connection's reqs.
+ */
 void fz_client_untrack_from(struct fz_client *c, size_t first_req);
 
 /*
  * Runs the server until idle, and a little longer while requests wait
- * (a real wait for the kernel, then fake time, bounded), then checks
- * every tracked request has been answered or the connection is gone.
+ * on any connection (a real wait for the kernel, then fake time,
+ * bounded), then checks every tracked request has been answered or its
+ * connection is gone.
  */
 void fz_client_settle(struct fz_client *c);
 
-/* The request tracked for an interim response: by index among them. */
+/*
+ * The current connection's request waiting for an answer: by index
+ * among them.
+ */
 const struct fz_req *fz_client_pending(const struct fz_client *c,
 				       unsigned which);
 

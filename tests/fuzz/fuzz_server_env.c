@@ -278,9 +278,9 @@ void fz_env_init(void)
 void fz_env_up(struct fz_env *env, bool use_uring)
 {
 	static const char *no_uring[] = { "io_uring=no", NULL };
-	int sv[2];
 
-	*env = (struct fz_env){ .client_fd = -1, .use_uring = use_uring };
+	*env = (struct fz_env){ .client_fd = { -1, -1 },
+				.use_uring = use_uring };
 	fz.offset_us = 0;
 	/*
 	 * Counted per input, not once: libFuzzer itself opens pipes to
@@ -299,28 +299,47 @@ void fz_env_up(struct fz_env *env, bool use_uring)
 		fz_fail("the server does not start (FUZZ_SERVER_DEBUG=10 "
 			"shows why)");
 	}
+	fz_env_connect(env, 0);
+}
+
+void fz_env_connect(struct fz_env *env, unsigned i)
+{
+	static const char *const peers[FZ_CONNS] = { "fuzz:1", "fuzz:2" };
+	int sv[2];
+
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		       0, sv) != 0) {
 		fz_fail("socketpair: %s", strerror(errno));
 	}
-	env->conn = smbd_conn_new(env->server, sv[0], "fuzz:1");
-	if (env->conn == NULL) {
+	env->conn[i] = smbd_conn_new(env->server, sv[0], peers[i]);
+	if (env->conn[i] == NULL) {
 		fz_fail("smbd_conn_new failed");
 	}
-	env->client_fd = sv[1];
+	env->client_fd[i] = sv[1];
 }
 
-bool fz_env_conn_alive(struct fz_env *env)
+bool fz_env_conn_alive(struct fz_env *env, unsigned i)
 {
 	const struct smbd_conn *c = NULL;
 
 	for (c = env->server->conns; c != NULL; c = c->next) {
-		if (c == env->conn) {
+		if (c == env->conn[i]) {
 			return true;
 		}
 	}
-	env->conn = NULL;
+	env->conn[i] = NULL;
 	return false;
+}
+
+static bool any_conn_alive(struct fz_env *env)
+{
+	unsigned i;
+	bool alive = false;
+
+	for (i = 0; i < FZ_CONNS; i++) {
+		alive = fz_env_conn_alive(env, i) || alive;
+	}
+	return alive;
 }
 
 static void loop_once(struct fz_env *env)
@@ -398,21 +417,23 @@ void fz_env_down(struct fz_env *env)
 	unsigned i;
 	int fds;
 
-	if (env->client_fd != -1) {
-		close(env->client_fd);
-		env->client_fd = -1;
+	for (i = 0; i < FZ_CONNS; i++) {
+		if (env->client_fd[i] != -1) {
+			close(env->client_fd[i]);
+			env->client_fd[i] = -1;
+		}
 	}
 	fz_env_run_idle(env);
 	/* the kernel may still owe the ring the EOF; then timers */
-	for (i = 0; i < 6 && fz_env_conn_alive(env); i++) {
+	for (i = 0; i < 6 && any_conn_alive(env); i++) {
 		if (i < 3) {
 			fz_env_wait_real(env, 5);
 		} else {
 			fz_env_advance(env, 60);
 		}
 	}
-	if (fz_env_conn_alive(env)) {
-		fz_fail("the connection outlived its client's close");
+	if (any_conn_alive(env)) {
+		fz_fail("a connection outlived its client's close");
 	}
 	/* durable handles (at most 300 s), lease and oplock timers */
 	for (i = 0; i < 4; i++) {

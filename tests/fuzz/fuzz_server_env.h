@@ -3,7 +3,7 @@
  * a temporary directory with an smb.conf and three shares (one of them
  * requiring encryption), a user with a password, one server per
  * input started in-process (smbd_server_start_embedded), a socketpair
- * connection, and a fake clock.
+ * connection (a second one when the program asks), and a fake clock.
  *
  * The fake clock: this harness defines epoll_wait and gettimeofday, so
  * tevent (a shared library) calls ours.  epoll_wait never sleeps unless
@@ -29,11 +29,14 @@
 #define FZ_USER_UID 65534
 #define FZ_PASSWORD "fuzz-Pw.1"
 
+#define FZ_CONNS 2
+
 struct fz_env {
 	TALLOC_CTX *top;                /* per input: the server's parent */
 	struct smbd_server *server;
-	struct smbd_conn *conn;         /* NULL once the server dropped it */
-	int client_fd;                  /* our end; -1 once closed */
+	/* NULL before fz_env_connect and once the server dropped it */
+	struct smbd_conn *conn[FZ_CONNS];
+	int client_fd[FZ_CONNS];        /* our ends; -1 unopened or closed */
 	bool use_uring;
 };
 
@@ -41,10 +44,14 @@ struct fz_env {
 void fz_env_init(void);
 
 /*
- * A server and one connection to it; io_uring as asked.  Aborts when
- * the server cannot start (a harness problem, not a finding).
+ * A server and its first connection (fz_env_connect(env, 0)); io_uring
+ * as asked.  Aborts when the server cannot start (a harness problem, not
+ * a finding).
  */
 void fz_env_up(struct fz_env *env, bool use_uring);
+
+/* Opens connection i, another socketpair to the same server. */
+void fz_env_connect(struct fz_env *env, unsigned i);
 
 /*
  * Runs the server's loop until nothing is ready (bounded: a loop that
@@ -59,15 +66,15 @@ void fz_env_wait_real(struct fz_env *env, unsigned ms);
 void fz_env_advance(struct fz_env *env, unsigned secs);
 
 /*
- * Closes our end, lets the server notice, expires every timer it has
+ * Closes our ends, lets the server notice, expires every timer it has
  * (durable handles, leases), checks that no connection, session, open,
  * lease or handle count is left, stops and frees the server, and checks
  * that no descriptor and no talloc memory stayed behind.
  */
 void fz_env_down(struct fz_env *env);
 
-/* Whether the server still has our connection (updated by the loop). */
-bool fz_env_conn_alive(struct fz_env *env);
+/* Whether the server still has our connection i (the loop updates). */
+bool fz_env_conn_alive(struct fz_env *env, unsigned i);
 
 /* abort() with a message: what libFuzzer reports as a finding. */
 void fz_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
