@@ -22,6 +22,8 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
  LOCK, QUERY_INFO, SET_INFO, QUERY_DIRECTORY, CHANGE_NOTIFY, IOCTL, ECHO,
  CANCEL, COMPOUND, LOGOFF, TREE_DISCONNECT, OPLOCK_ACK, SELECT, RAW, TICK,
  DISCONNECT) = range(24)
+# outside the kinds' modulo: the connection the next steps use
+CHANNEL = 0x1F
 
 MUTATE = 0x40
 NOWAIT = 0x80
@@ -48,6 +50,7 @@ CTX_HMAC, CTX_CMAC, CTX_GMAC = 0x08, 0x18, 0x28
 
 
 def negotiate(mask=0x1F, secmode=1, caps=0x47, ctx=0x09, credits=63):
+    # caps 0x4F adds MULTI_CHANNEL, which a binding needs
     # mask, secmode, caps, ctx, credit ask - 1, ClientGuid, [salt]
     b = bytes([NEGOTIATE, mask, secmode, caps, ctx, credits - 1])
     b += b'G' * 16
@@ -67,6 +70,18 @@ def user_session(slot=0, wrong_password=False, reauth=False):
     mode = 0x80 | (1 if wrong_password else 0) | (slot << 4) | \
         (4 if reauth else 0)
     return bytes([SESSION_SETUP, mode])
+
+
+def bind(slot=0):
+    # bits 1 and 2: BINDING, for the session in the current slot; bit 7
+    # the user (the legs signed with the session's key)
+    return bytes([SESSION_SETUP, 0x86 | (slot << 4)])
+
+
+def channel(i):
+    # later steps go to connection i (the second opened on first use);
+    # sessions, trees and files stay the client's, shared by both
+    return bytes([CHANNEL, i])
 
 
 # tree connect shares: index | (index & 4) << 3 in the operand
@@ -285,6 +300,48 @@ SEEDS = {
     user_session(wrong_password=True) + session(guest=False) +
     user_session(reauth=True) + tree() + IO,
 }
+
+SEEDS.update({
+    # two connections, a guest session on each, the same file: a lease
+    # (RWH) on the first breaks when the second opens it (the break
+    # arrives on the first, which acknowledges it), then an open
+    # without sharing on the first meets a SHARING_VIOLATION on the
+    # second
+    'two-conns-share': b'\x00' + START +
+    create(N_B, oplock=0x80, ctx=0x10, ctx_bytes=b'L' * 16 + bytes([7])) +
+    channel(1) + negotiate() + session(slot=1) + tree(slot=1) +
+    create(N_B, oplock=3) + channel(0) + select(0, 0) +
+    bytes([OPLOCK_ACK, 0]) + create(N_A, access=0x40) + channel(1) +
+    select(1, 1) + create(N_A) + close(1) + channel(0) + select(0, 0) +
+    close(0) + close(2),
+    # a signed 3.0.2 session bound to a second connection (its NEGOTIATE
+    # names no session, as a client's): I/O on the channel, signed with
+    # its key, on the tree and file of the first
+    'bind-302': b'\x01' + negotiate(mask=D_302, caps=0x4F) +
+    user_session() + tree() + create(N_B) + write() + channel(1) +
+    select(7, 7) + negotiate(mask=D_302, caps=0x4F) + select(0, 0) +
+    bind() + read() +
+    write(offset=64) + read(length=128) + close() + channel(0) +
+    bytes([LOGOFF]),
+    # 3.1.1 (AES-GMAC): the binding's chain starts from the second
+    # connection's NEGOTIATE, the channel's key is derived from it
+    'bind-311': b'\x00' + negotiate(mask=D_311, ctx=CTX_GMAC, caps=0x4F) +
+    user_session() + tree() + create(N_B) + write() + channel(1) +
+    select(7, 7) + negotiate(mask=D_311, ctx=CTX_GMAC, caps=0x4F) +
+    select(0, 0) + bind() + read() +
+    write(offset=64) + read(length=128) + close() + channel(0) +
+    bytes([LOGOFF]),
+    # 3.1.1 with an encrypted tree (AES-128-GCM, sealed on both): the
+    # first connection goes, the session lives on in its channel (the
+    # binding names no tree: that would seal it)
+    'bind-disconnect-first': b'\x00' +
+    negotiate(mask=D_311, ctx=CTX_GCM | CTX_CMAC, caps=0x4F) +
+    user_session() + tree(S_CRYPT) + create(N_B) + write() + channel(1) +
+    select(7, 7) + negotiate(mask=D_311, ctx=CTX_GCM | CTX_CMAC, caps=0x4F) +
+    select(0, 7) + bind() + select(0, 0) + channel(0) +
+    bytes([DISCONNECT]) + channel(1) + read() + write(offset=64) +
+    read(length=128) + close() + bytes([LOGOFF]),
+})
 
 
 def main():
