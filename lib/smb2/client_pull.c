@@ -101,6 +101,22 @@ NTSTATUS smb2_negprot_crsp_pull(const struct smb2_pdu *pdu,
 				     out->negctx, &out->num_negctx);
 }
 
+uint16_t smb2_negprot_crsp_chosen(const struct smb2_negprot_crsp *r,
+				  uint16_t type, uint16_t dflt)
+{
+	size_t i;
+
+	for (i = 0; i < r->num_negctx; i++) {
+		const struct smb2_negctx *x = &r->negctx[i];
+
+		if (x->type == type && x->len >= 4 &&
+		    pull_le16(x->data) == 1) {
+			return pull_le16(x->data + 2);
+		}
+	}
+	return dflt;
+}
+
 NTSTATUS smb2_sesssetup_crsp_pull(const struct smb2_pdu *pdu,
 				  struct smb2_sesssetup_crsp *out)
 {

@@ -130,6 +130,14 @@ struct smb2_negprot_crsp {
 NTSTATUS smb2_negprot_crsp_pull(const struct smb2_pdu *pdu,
 				struct smb2_negprot_crsp *out);
 
+/*
+ * The algorithm a 3.1.1 NEGOTIATE response chose in its context of type
+ * (SMB2_SIGNING_CAPABILITIES, SMB2_ENCRYPTION_CAPABILITIES): the server
+ * names exactly one; dflt when the context is absent or names none.
+ */
+uint16_t smb2_negprot_crsp_chosen(const struct smb2_negprot_crsp *r,
+				  uint16_t type, uint16_t dflt);
+
 struct smb2_sesssetup_crsp {
 	uint16_t session_flags;
 	struct smb2_blob security;

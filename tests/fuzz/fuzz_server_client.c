@@ -600,23 +600,6 @@ static void got_setup(struct fz_client *c, const struct fz_req *r,
 	}
 }
 
-/* The one algorithm a 3.1.1 response context chose, or dflt. */
-static uint16_t chosen(const struct smb2_negprot_crsp *r, uint16_t type,
-		       uint16_t dflt)
-{
-	size_t i;
-
-	for (i = 0; i < r->num_negctx; i++) {
-		const struct smb2_negctx *x = &r->negctx[i];
-
-		if (x->type == type && x->len >= 4 &&
-		    pull_le16(x->data) == 1) {
-			return pull_le16(x->data + 2);
-		}
-	}
-	return dflt;
-}
-
 /*
  * What NEGOTIATE chose, also from a response to mutated bytes (they went
  * to the server as sent): the dialect, and what keys will need, the
@@ -639,9 +622,10 @@ static void got_negprot(struct fz_client *c, const uint8_t *el, size_t len)
 	c->ch->signing_alg = SMB2_SIGNING_AES_CMAC;
 	c->ch->cipher_id = 0;
 	if (r.dialect == SMB2_DIALECT_0311) {
-		c->ch->signing_alg = chosen(&r, SMB2_SIGNING_CAPABILITIES,
-					SMB2_SIGNING_AES_CMAC);
-		c->ch->cipher_id = chosen(&r, SMB2_ENCRYPTION_CAPABILITIES, 0);
+		c->ch->signing_alg = smb2_negprot_crsp_chosen(
+			&r, SMB2_SIGNING_CAPABILITIES, SMB2_SIGNING_AES_CMAC);
+		c->ch->cipher_id = smb2_negprot_crsp_chosen(
+			&r, SMB2_ENCRYPTION_CAPABILITIES, 0);
 	} else if (r.dialect >= SMB2_DIALECT_0300 &&
 		   (r.capabilities & SMB2_GLOBAL_CAP_ENCRYPTION)) {
 		c->ch->cipher_id = SMB2_ENCRYPTION_AES128_CCM;

@@ -127,23 +127,6 @@ static void negprot_contexts(TALLOC_CTX *mem_ctx, const struct smb_opts *o,
 	ctx[2] = alg_ctx(mem_ctx, SMB2_SIGNING_CAPABILITIES, signing, 2);
 }
 
-/* The one algorithm a 3.1.1 response context chose, or dflt. */
-static uint16_t chosen(const struct smb2_negprot_crsp *r, uint16_t type,
-		       uint16_t dflt)
-{
-	size_t i;
-
-	for (i = 0; i < r->num_negctx; i++) {
-		const struct smb2_negctx *x = &r->negctx[i];
-
-		if (x->type == type && x->len >= 4 &&
-		    pull_le16(x->data) == 1) {
-			return pull_le16(x->data + 2);
-		}
-	}
-	return dflt;
-}
-
 static bool negotiate_result(struct smb2_conn *c, const struct smb_opts *o,
 			     const struct smb2_negprot_crsp *r)
 {
@@ -154,10 +137,11 @@ static bool negotiate_result(struct smb2_conn *c, const struct smb_opts *o,
 		       (r->capabilities & SMB2_GLOBAL_CAP_LARGE_MTU) != 0;
 	c->server_signing_required =
 		(r->security_mode & SMB2_NEGOTIATE_SIGNING_REQUIRED) != 0;
-	c->signing_alg = chosen(r, SMB2_SIGNING_CAPABILITIES,
-				SMB2_SIGNING_AES_CMAC);
+	c->signing_alg = smb2_negprot_crsp_chosen(r, SMB2_SIGNING_CAPABILITIES,
+						  SMB2_SIGNING_AES_CMAC);
 	if (r->dialect == SMB2_DIALECT_0311) {
-		c->server_cipher = chosen(r, SMB2_ENCRYPTION_CAPABILITIES, 0);
+		c->server_cipher = smb2_negprot_crsp_chosen(
+			r, SMB2_ENCRYPTION_CAPABILITIES, 0);
 	} else if (r->dialect >= SMB2_DIALECT_0300 &&
 		   (r->capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) != 0) {
 		c->server_cipher = SMB2_ENCRYPTION_AES128_CCM;
