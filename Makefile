@@ -56,7 +56,7 @@ integration: build asan
 fuzz: asan
 	@tests/fuzz/run-fuzzers.sh
 
-# races, churn, soak (not part of make test): ~10 minutes, or with LONG=1
+# races, churn, soak (not part of make test): ~20 minutes, or with LONG=1
 # the 30-minute soak, longer races and fuzz CPU time; writes
 # docs/reliability.md (tests/stress/run.py --help)
 stress: build asan

@@ -120,8 +120,9 @@ def _catalogue_rows(ca):
               for x in c.get("xfail_names", [])]
         base = "%d passed, %d failed, %d skipped%s (%s%s)" % (
             n["passed"], n["failed"], n["skipped"],
-            ", %d expected failures: %s (docs/protocol.md)"
-            % (len(xf), ", ".join(xf)) if xf else "", files,
+            ", %d expected failure%s: %s (docs/protocol.md)"
+            % (len(xf), "" if len(xf) == 1 else "s", ", ".join(xf))
+            if xf else "", files,
             "; -k '%s'" % g["select"] if g.get("select") else "")
         x = f.get("figures", {})
         if g["goal"] == "G2" and "badinput_cases" in x:
@@ -636,8 +637,11 @@ def render(data):
     lines = [BEGIN, ""]
     lines.append("## Goals G1-G11 as measured by `make stress`\n")
     lines.append("Written by `tests/stress/run.py` (`make stress`, short "
-                 "mode ~10 minutes; `make stress LONG=1`: 30-minute soak, "
-                 "longer races, fuzz CPU time). The goals are "
+                 "mode ~20 minutes; `make stress LONG=1`, ~2.5 hours: "
+                 "30-minute soaks of the release and the ASan+UBSan "
+                 "builds, longer races, 50 kills per durability mode, "
+                 "fuzz CPU time per harness). Rows from several runs keep "
+                 "each run's command and date. The goals are "
                  "RELIABILITY.md section 3. \"not measured\" means nothing "
                  "in `make stress` measures that goal yet; some are "
                  "partly covered by `make test`, which records no "

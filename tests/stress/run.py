@@ -2,9 +2,10 @@
 """`make stress`: races, churn, soak and fuzz time, bounded, with their
 figures written to docs/reliability.md (RELIABILITY.md's goals G1-G11).
 
-    tests/stress/run.py                 short mode (~10 minutes)
-    tests/stress/run.py --long          long mode (30-minute soak, longer
-                                        races, fuzz CPU time per harness)
+    tests/stress/run.py                 short mode (~20 minutes)
+    tests/stress/run.py --long          long mode (~2.5 hours: 30-minute
+                                        soaks, longer races, fuzz CPU
+                                        time per harness)
     tests/stress/run.py --only churn    one part (symlink, churn, races,
                                         limits, teardown, soak, soak-asan,
                                         fuzz, durability, catalogue;
