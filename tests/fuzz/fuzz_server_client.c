@@ -410,12 +410,16 @@ void fz_client_forget_keys(struct fz_client *c, uint64_t id)
 	}
 }
 
-static bool tree_encrypted(const struct fz_client *c, uint32_t tree_id)
+/* Whether the request header h names a tree connect that encrypts. */
+static bool tree_encrypted(const struct fz_client *c, const uint8_t *h)
 {
+	uint64_t session_id = pull_le64(h + SMB2_HDR_OFS_SESSION_ID);
+	uint32_t tree_id = pull_le32(h + SMB2_HDR_OFS_TREE_ID);
 	unsigned i;
 
 	for (i = 0; i < FZ_SLOTS; i++) {
-		if (c->trees[i] == tree_id && c->tree_encrypt[i]) {
+		if (c->trees[i] == tree_id && c->tree_encrypt[i] &&
+		    c->tree_session[i] == session_id) {
 			return true;
 		}
 	}
@@ -435,7 +439,7 @@ struct fz_session *fz_frame_sealer(struct fz_client *c,
 	s = fz_client_keys(c, pull_le64(h + SMB2_HDR_OFS_SESSION_ID));
 	if (s == NULL || s->cipher_id == 0 ||
 	    (!s->encrypt &&
-	     !tree_encrypted(c, pull_le32(h + SMB2_HDR_OFS_TREE_ID)))) {
+	     !tree_encrypted(c, h))) {
 		return NULL;
 	}
 	return s;
@@ -467,7 +471,7 @@ static void sign_element(struct fz_client *c, uint8_t *h, size_t len)
 	if (r != NULL) {
 		r->plain_on_encrypted =
 			on_tree(pull_le16(h + SMB2_HDR_OFS_COMMAND)) &&
-			tree_encrypted(c, pull_le32(h + SMB2_HDR_OFS_TREE_ID));
+			tree_encrypted(c, h);
 	}
 	if (s == NULL || c->unsigned_reqs) {
 		return;
@@ -653,6 +657,8 @@ static void got_final(struct fz_client *c, const struct fz_req *r,
 	case SMB2_OP_TCON:
 		if (h->status == 0 && blen >= 8) {
 			c->trees[r->session_slot % FZ_SLOTS] = h->tree_id;
+			c->tree_session[r->session_slot % FZ_SLOTS] =
+				h->session_id;
 			c->tree_encrypt[r->session_slot % FZ_SLOTS] =
 				(pull_le32(body + 4) &
 				 SMB2_SHAREFLAG_ENCRYPT_DATA) != 0;

@@ -136,6 +136,7 @@ struct fz_client {
 	unsigned next_retired;
 	uint32_t trees[FZ_SLOTS];
 	bool tree_encrypt[FZ_SLOTS];    /* ShareFlags ENCRYPT_DATA */
+	uint64_t tree_session[FZ_SLOTS]; /* tree ids are per session */
 	struct smb2_file_id files[FZ_SLOTS];
 	unsigned next_file_slot;
 	uint8_t cur_session, cur_tree;
