@@ -148,10 +148,11 @@ def samba_conf(tmp, share, port, cfg, security):
                 'private dir = {d}/private\nlock directory = {d}/lock\n'
                 'state directory = {d}/state\ncache directory = {d}/cache\n'
                 'pid directory = {d}/pid\nncalrpc dir = {d}/ncalrpc\n'
-                'passdb backend = smbpasswd:{d}/private/smbpasswd\n'
+                'passdb backend = smbpasswd:{tmp}/samba.smbpasswd\n'
                 'log level = 0\nload printers = no\n%s'
                 '[share]\npath = %s\nguest ok = yes\nread only = no\n%s'
-                .format(d=d) % (port, SECURITY[security], share, cfg.share))
+                .format(d=d, tmp=tmp) % (port, SECURITY[security], share,
+                                       cfg.share))
     return conf
 
 

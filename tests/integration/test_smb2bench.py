@@ -369,3 +369,14 @@ def test_user_bad_password(user_server):
               creds=("-U", "%s%%wrong" % USER), check=False)
     assert p.returncode == 1
     assert b"LOGON_FAILURE" in p.stderr
+
+
+def test_unknown_user_made_guest_is_refused(user_server):
+    """map to guest = Bad User turns an unknown user into guest: a bench
+    asked for as a user must not quietly run unsigned as guest (the
+    Samba rows of the benchmark did, when its user was missing)."""
+    p = bench(user_server, "--size=1m", "--filename=guest-fallback.bin",
+              creds=("-U", "nosuchbenchuser%whatever"), check=False)
+    assert p.returncode == 1
+    assert b"session a guest one" in p.stderr
+    assert not (user_server.wdir / "guest-fallback.bin").exists()

@@ -300,6 +300,12 @@ static bool session_keys(struct smb2_conn *c, const struct smb_opts *o,
 	bool encrypt = o->cipher != 0 ||
 		       (c->session_flags & SMB2_SESSION_FLAG_ENCRYPT_DATA);
 
+	if (guest && !o->anonymous) {
+		/* map to guest = Bad User: a typo must not bench as guest */
+		return fail(c, "the server made %s's session a guest one "
+			    "(unknown user or wrong password); -N asks for "
+			    "guest", o->user);
+	}
 	if (guest || !auth_client_session_key(ac, key)) {
 		if (encrypt || o->signing) {
 			return fail(c, "%s needs a user session; the server "
