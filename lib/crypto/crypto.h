@@ -85,7 +85,12 @@ int smb2_derive_keys(uint16_t dialect, uint16_t cipher_id,
 		     const uint8_t *session_key, size_t session_key_len,
 		     const uint8_t *preauth_hash, struct smb2_keys *out);
 
+/*
+ * Wipe a session's keys, or one channel's signing key; every thread's
+ * cached cipher contexts (lib/crypto/aead_cache.c) go with them.
+ */
 void smb2_keys_wipe(struct smb2_keys *keys);
+void smb2_signing_key_wipe(uint8_t key[SMB2_SIGNING_KEY_SIZE]);
 
 /* ------------------------------------------------------------------ */
 /* Signing (MS-SMB2 3.1.4.1, 3.1.5.1)                                  */

@@ -11,7 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "lib/crypto/crypto.h"
+#include "lib/crypto/crypto_private.h"
 #include "lib/smb2/smb2.h"
 
 #define S(x) (const uint8_t *)(x), sizeof(x)	/* with the NUL */
@@ -125,4 +125,11 @@ int smb2_derive_keys(uint16_t dialect, uint16_t cipher_id,
 void smb2_keys_wipe(struct smb2_keys *keys)
 {
 	crypto_wipe(keys, sizeof(*keys));
+	aead_cache_keys_retired();
+}
+
+void smb2_signing_key_wipe(uint8_t key[SMB2_SIGNING_KEY_SIZE])
+{
+	crypto_wipe(key, SMB2_SIGNING_KEY_SIZE);
+	aead_cache_keys_retired();
 }

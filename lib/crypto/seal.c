@@ -40,18 +40,13 @@ static gnutls_cipher_algorithm_t aead_alg(uint16_t cipher_id)
 }
 
 static int aead_open(uint16_t cipher_id, const uint8_t *key, size_t key_len,
-		     gnutls_aead_cipher_hd_t *h)
+		     gnutls_aead_cipher_hd_t *h, bool *owned)
 {
-	gnutls_datum_t k = { .data = (uint8_t *)key, .size = key_len };
-
 	if (key == NULL || key_len == 0 ||
 	    key_len != smb2_cipher_key_len(cipher_id)) {
 		return -EINVAL;
 	}
-	if (gnutls_aead_cipher_init(h, aead_alg(cipher_id), &k) != 0) {
-		return -ENOMEM;
-	}
-	return 0;
+	return aead_cached(aead_alg(cipher_id), key, key_len, h, owned);
 }
 
 /* Total length of a message: 1 .. UINT32_MAX bytes (OriginalMessageSize). */
@@ -105,7 +100,8 @@ int seal_hdr(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 		.iov_len = SMB2_TF_AAD_SIZE,
 	};
 	size_t tag_len = SMB2_TF_SIGNATURE_SIZE;
-	int ret = aead_open(cipher_id, key, key_len, &h);
+	bool owned = false;
+	int ret = aead_open(cipher_id, key, key_len, &h, &owned);
 
 	if (ret != 0) {
 		return ret;
@@ -115,7 +111,7 @@ int seal_hdr(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 			hdr + SMB2_TF_OFS_SIGNATURE, &tag_len) != 0) {
 		ret = -EIO;
 	}
-	gnutls_aead_cipher_deinit(h);
+	aead_release(h, owned);
 	return ret;
 }
 
@@ -180,19 +176,20 @@ int smb2_decrypt(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 		.iov_len = SMB2_TF_AAD_SIZE,
 	};
 	uint32_t len = 0;
+	bool owned = false;
 	int ret = msg_len(iov, iovcnt, &len);
 
 	if (ret != 0 || len != pull_le32(hdr + SMB2_TF_OFS_MSG_SIZE)) {
 		return -EINVAL;
 	}
-	ret = aead_open(cipher_id, key, key_len, &h);
+	ret = aead_open(cipher_id, key, key_len, &h, &owned);
 	if (ret != 0) {
 		return ret;
 	}
 	ret = gnutls_aead_cipher_decryptv2(h, hdr + SMB2_TF_OFS_NONCE,
 			smb2_cipher_nonce_len(cipher_id), &aad, 1, iov, iovcnt,
 			hdr + SMB2_TF_OFS_SIGNATURE, SMB2_TF_SIGNATURE_SIZE);
-	gnutls_aead_cipher_deinit(h);
+	aead_release(h, owned);
 	if (ret == 0) {
 		return 0;
 	}

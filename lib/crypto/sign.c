@@ -11,7 +11,7 @@
 #include <string.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
-#include "lib/crypto/crypto.h"
+#include "lib/crypto/crypto_private.h"
 #include "lib/smb2/smb2.h"
 #include "lib/util/byteorder.h"
 
@@ -105,11 +105,11 @@ static int gmac_aead(const uint8_t key[SMB2_SIGNING_KEY_SIZE],
 		     const struct iovec *iov, int iovcnt,
 		     uint8_t sig[SMB2_SIGNATURE_SIZE])
 {
-	gnutls_datum_t k = { (uint8_t *)key, SMB2_SIGNING_KEY_SIZE };
 	giovec_t aad[GMAC_AEAD_MAX_IOV + 1];
 	uint8_t hdr[SMB2_HDR_SIZE];
 	gnutls_aead_cipher_hd_t h = NULL;
 	size_t tag_len = SMB2_SIGNATURE_SIZE;
+	bool owned = false;
 	int n = 0, i, ret;
 
 	if (iovcnt > GMAC_AEAD_MAX_IOV) {
@@ -129,12 +129,13 @@ static int gmac_aead(const uint8_t key[SMB2_SIGNING_KEY_SIZE],
 					       iov[i].iov_len };
 		}
 	}
-	if (gnutls_aead_cipher_init(&h, GNUTLS_CIPHER_AES_128_GCM, &k) != 0) {
+	if (aead_cached(GNUTLS_CIPHER_AES_128_GCM, key, SMB2_SIGNING_KEY_SIZE,
+			&h, &owned) != 0) {
 		return -ENOMEM;
 	}
 	ret = gnutls_aead_cipher_encryptv2(h, nonce, GMAC_NONCE_SIZE, aad, n,
 					   NULL, 0, sig, &tag_len);
-	gnutls_aead_cipher_deinit(h);
+	aead_release(h, owned);
 	return ret == 0 && tag_len == SMB2_SIGNATURE_SIZE ? 0 : -EIO;
 }
 

@@ -217,6 +217,64 @@ static void test_sign__iov_split(void **state)
 	talloc_free(tmp);
 }
 
+/*
+ * Each thread caches the cipher contexts of its last 8 keys
+ * (lib/crypto/aead_cache.c): twelve keys in turn, twice, and a wipe in
+ * between must give every key its own signature each time, and the
+ * published one for the vector's key after all that eviction.
+ */
+static void test_sign__gmac_key_cache(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(*state);
+	uint8_t *key = unhex(tmp, SIGN_KEY_311, NULL);
+	uint8_t keys[12][SMB2_SIGNING_KEY_SIZE];
+	uint8_t first[12][SMB2_SIGNATURE_SIZE];
+	struct smb2_keys wiped = {};
+	struct iovec iov[3];
+	uint8_t *p = pdu_iov(tmp, anatomy_sess_rsp2, iov);
+	int i, j, pass;
+
+	for (i = 0; i < 12; i++) {
+		memcpy(keys[i], key, SMB2_SIGNING_KEY_SIZE);
+		keys[i][0] ^= (uint8_t)(i + 1);
+	}
+	for (pass = 0; pass < 3; pass++) {
+		for (j = 0; j < 12; j++) {
+			/* the second pass backwards: hits, then evictions */
+			i = pass == 1 ? 11 - j : j;
+			assert_int_equal(smb2_sign_pdu(SMB2_DIALECT_0311,
+					SMB2_SIGNING_AES_GMAC, keys[i], iov, 3,
+					true), 0);
+			if (pass == 0) {
+				memcpy(first[i], p + SMB2_HDR_OFS_SIGNATURE,
+				       SMB2_SIGNATURE_SIZE);
+				if (i > 0) {
+					assert_memory_not_equal(first[i],
+						first[i - 1],
+						SMB2_SIGNATURE_SIZE);
+				}
+			} else {
+				assert_memory_equal(first[i],
+					p + SMB2_HDR_OFS_SIGNATURE,
+					SMB2_SIGNATURE_SIZE);
+			}
+			assert_int_equal(smb2_sign_check(SMB2_DIALECT_0311,
+					SMB2_SIGNING_AES_GMAC, keys[i], iov, 3,
+					true), 0);
+			assert_int_equal(smb2_sign_check(SMB2_DIALECT_0311,
+					SMB2_SIGNING_AES_GMAC,
+					keys[(i + 1) % 12], iov, 3, true),
+					-EACCES);
+		}
+		smb2_keys_wipe(&wiped);  /* every cached context goes */
+	}
+	assert_int_equal(smb2_sign_pdu(SMB2_DIALECT_0311,
+			SMB2_SIGNING_AES_GMAC, key, iov, 3, true), 0);
+	assert_hex(p + SMB2_HDR_OFS_SIGNATURE,
+		   "75D05BAC99FF7FCC52A44C354381D559");
+	talloc_free(tmp);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, unit_setup, unit_teardown)
 
 int main(void)
@@ -228,6 +286,7 @@ int main(void)
 		T(test_sign__gmac_cancel_nonce),
 		T(test_sign__negative),
 		T(test_sign__iov_split),
+		T(test_sign__gmac_key_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

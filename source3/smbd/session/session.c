@@ -42,6 +42,9 @@ static int channel_destructor(struct smbd_channel *ch)
 {
 	DLIST_REMOVE_SIMPLE(ch->session->channels, ch);
 	ch->session->num_channels--;
+	if (ch->bound) {
+		smb2_signing_key_wipe(ch->signing_key);
+	}
 	return 0;
 }
 
