@@ -265,6 +265,21 @@ def test_metadata_modes(bserver):
     assert job["read"]["total_ios"] == 20
 
 
+def test_stat_compound(bserver):
+    """--compound: CREATE + QUERY_INFO + CLOSE in one related compound,
+    each response taken apart and its status and output checked
+    (against ringsmb and Samba alike)."""
+    d = bserver.wdir / "cmeta"
+    d.mkdir(mode=0o777, exist_ok=True)
+    os.chmod(d, 0o777)
+    out = bench(bserver, "--rw=stat", "--nrfiles=40", "--compound",
+                "--filename=cmeta")
+    job = one_job(out)
+    assert job["read"]["total_ios"] == 40
+    assert len(list(d.iterdir())) == 40
+    assert out["smb2bench"]["ops"] == 40
+
+
 @pytest.mark.parametrize("args,name", [
     (("--channels=2",), "--channels"),         # -N: a binding needs keys
     (("--channels=0",), "--channels"),
@@ -273,6 +288,7 @@ def test_metadata_modes(bserver):
     (("--rw=stat", "--iodepth=4"), "--iodepth"),
     (("--rw=create", "--verify=pattern"), "--verify"),
     (("--nrfiles=0",), "--nrfiles"),
+    (("--rw=read", "--compound"), "--compound"),
 ])
 def test_unsupported_refused_by_name(bserver, args, name):
     p = bench(bserver, *args, check=False)
@@ -319,6 +335,21 @@ def test_user_write_read_randread(user_server, extra):
                    name=name)
     st = (user_server.wdir / name).stat()
     assert st.st_uid == accounts_mod.Account("alice").uid   # the user's
+
+
+@pytest.mark.parametrize("extra", [(), ("-m", "SMB3_02"), ("--encrypt",)],
+                         ids=["3.1.1-signed", "3.0.2-signed", "aes-128-gcm"])
+def test_user_stat_compound(user_server, extra):
+    """A compound's responses each carry their own signature (or the
+    whole is sealed): smb2bench checks them one by one."""
+    d = user_server.wdir / ("cst%s" % "".join(
+        c for c in "".join(extra) if c.isalnum()))
+    d.mkdir(mode=0o777, exist_ok=True)
+    os.chmod(d, 0o777)
+    job = one_job(bench(user_server, "--rw=stat", "--nrfiles=30",
+                        "--compound", "--filename=" + d.name, *extra,
+                        creds=("-U", "%s%%%s" % (USER, PASSWORD))))
+    assert job["read"]["total_ios"] == 30
 
 
 @pytest.mark.parametrize("extra", [(), ("-m", "SMB3_02"), ("--encrypt",)],

@@ -12,7 +12,7 @@
 /* Long options that take no value (a following argument is not theirs). */
 static const char *const flags[] = {
 	"time_based", "signing", "encrypt", "help", "no-pass", "read-copy",
-	NULL,
+	"compound", NULL,
 };
 
 static const struct {
@@ -64,7 +64,9 @@ void bench_usage(FILE *f)
 "                           server's FSCTL_QUERY_NETWORK_INTERFACE_INFO)\n"
 "Metadata modes (one operation at a time per job, docs/bench.md):\n"
 "  --rw create|stat|listdir|connect  on --nrfiles N files (100) in the\n"
-"                           job's folder (--filename)\n");
+"                           job's folder (--filename)\n"
+"  --compound               stat sends CREATE + QUERY_INFO + CLOSE as one\n"
+"                           related compound, as Windows does\n");
 }
 
 static bool is_flag(const char *key)
@@ -226,6 +228,10 @@ static int set_global(TALLOC_CTX *mem_ctx, struct bench_opts *o,
 	}
 	if (strcmp(key, "signing") == 0) {
 		o->smb.signing = true;
+		return 1;
+	}
+	if (strcmp(key, "compound") == 0) {
+		o->smb.compound = true;
 		return 1;
 	}
 	if (strcmp(key, "read-copy") == 0) {
@@ -397,6 +403,9 @@ static bool load_jobfiles(struct cmdline *cl)
 static const char *meta_refuses(const struct job_opts *j,
 				const struct smb_opts *smb)
 {
+	if (smb->compound && j->rw != RW_STAT) {
+		return "--compound: only with --rw=stat";
+	}
 	if (!RW_IS_META(j->rw)) {
 		return NULL;
 	}

@@ -368,3 +368,136 @@ void smb2_conn_logoff(struct smb2_conn *c)
 		c->fd = -1;
 	}
 }
+
+/* Padded to 8 bytes, as every request but the last of a compound is. */
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/*
+ * Carve the responses of one frame into pdus (by MessageId - first);
+ * each one's signature is checked on its own.  *got counts the final
+ * ones; an interim STATUS_PENDING only gives its credits.
+ */
+static int compound_take(struct smb2_conn *c, uint8_t *buf, size_t len,
+			 uint64_t first, const struct smb2_conn_req *reqs,
+			 size_t n, struct smb2_pdu *pdus, size_t *got)
+{
+	bool sealed = len >= 4 && pull_le32(buf) == SMB2_TRANSFORM_PROTOCOL_ID;
+	uint8_t *msg = buf;
+	size_t msg_len = len;
+	int ret = sealed ? smb2_conn_open_rsp(c, buf, len, &msg, &msg_len) : 0;
+
+	while (ret == 0 && msg_len >= SMB2_HDR_SIZE) {
+		uint32_t next = pull_le32(msg + SMB2_HDR_OFS_NEXT_COMMAND);
+		size_t this_len = next != 0 ? next : msg_len;
+		uint8_t *m = NULL;
+		size_t m_len = 0;
+		struct smb2_hdr h;
+		bool is_error = false;
+
+		if (this_len > msg_len || this_len < SMB2_HDR_SIZE) {
+			return -EINVAL;
+		}
+		ret = sealed ? 0 : smb2_conn_open_rsp(c, msg, this_len, &m,
+						      &m_len);
+		if (ret != 0 || !NT_STATUS_IS_OK(smb2_hdr_pull(msg, this_len,
+							       &h)) ||
+		    h.message_id < first || h.message_id - first >= n) {
+			return ret != 0 ? ret : -EINVAL;
+		}
+		c->credits += h.credit;
+		if (h.status != NT_STATUS_V(NT_STATUS_PENDING) ||
+		    (h.flags & SMB2_FLAGS_ASYNC_COMMAND) == 0) {
+			size_t i = h.message_id - first;
+
+			if (!NT_STATUS_IS_OK(smb2_rsp_carve(msg, this_len,
+					smb2_rsp_struct_size(reqs[i].cmd),
+					&pdus[i], &is_error))) {
+				return -EINVAL;
+			}
+			(*got)++;
+		}
+		msg += this_len;
+		msg_len -= this_len;
+		if (next == 0) {
+			break;
+		}
+	}
+	return ret;
+}
+
+NTSTATUS smb2_conn_compound(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
+			    const struct smb2_conn_req *reqs, size_t n,
+			    struct smb2_pdu *pdus)
+{
+	uint8_t nbt[NBT_HDR], tf[SMB2_TRANSFORM_HDR_SIZE];
+	struct iovec iov[3] = { { nbt, NBT_HDR }, { tf, sizeof(tf) } };
+	uint64_t first = c->next_mid;
+	size_t total = 0, ofs = 0, got = 0, i;
+	bool enc = c->cipher != 0;
+	uint8_t *buf = NULL;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t len = SMB2_HDR_SIZE + reqs[i].body_len;
+
+		total += i + 1 < n ? pad8(len) : len;
+	}
+	buf = talloc_zero_array(mem_ctx, uint8_t, total);
+	if (buf == NULL || n == 0) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	for (i = 0; i < n && ret == 0; i++) {
+		size_t len = SMB2_HDR_SIZE + reqs[i].body_len;
+		size_t step = i + 1 < n ? pad8(len) : len;
+		uint8_t *h = buf + ofs;
+		struct iovec one = { h, step };
+
+		push_le16(h + SMB2_HDR_OFS_COMMAND, reqs[i].cmd);
+		push_le32(h + SMB2_HDR_OFS_FLAGS,
+			  i > 0 ? SMB2_FLAGS_RELATED_OPERATIONS : 0);
+		push_le32(h + SMB2_HDR_OFS_NEXT_COMMAND,
+			  i + 1 < n ? (uint32_t)step : 0);
+		memcpy(h + SMB2_HDR_SIZE, reqs[i].body, reqs[i].body_len);
+		/* headers and signatures one by one; a seal covers them all */
+		ret = smb2_conn_seal(c, 1, CONN_SETUP_CREDITS, &one, 1, NULL);
+		ofs += step;
+	}
+	iov[2] = (struct iovec){ buf, total };
+	if (ret == 0 && enc) {
+		ret = smb2_encrypt(c->cipher, c->keys.decrypt,
+				   c->keys.cipher_key_len, tf, &iov[2], 1,
+				   c->session_id, c->ng);
+	}
+	if (ret == 0) {
+		push_be32(nbt, (uint32_t)(total + (enc ? sizeof(tf) : 0)));
+		if (!enc) {
+			iov[1] = iov[0];
+		}
+		ret = smb2_conn_send_all(c, enc ? iov : &iov[1], enc ? 3 : 2);
+	}
+	while (ret == 0 && got < n) {
+		uint8_t *frame = NULL;
+		size_t len = 0;
+
+		ret = recv_frame(c, mem_ctx, &frame, &len);
+		if (ret == 0) {
+			ret = compound_take(c, frame, len, first, reqs, n,
+					    pdus, &got);
+		}
+	}
+	if (ret != 0) {
+		c->err = talloc_asprintf(c, "compound %s...: %s",
+					 smb2_op_name(reqs[0].cmd),
+					 strerror(-ret));
+		return NT_STATUS_CONNECTION_DISCONNECTED;
+	}
+	for (i = 0; i < n; i++) {
+		if (pdus[i].hdr.status != 0) {
+			return NT_STATUS(pdus[i].hdr.status);
+		}
+	}
+	return NT_STATUS_OK;
+}

@@ -28,4 +28,23 @@ NTSTATUS smb2_conn_call(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
 			uint16_t cmd, const uint8_t *body, size_t body_len,
 			struct smb2_pdu *pdu);
 
+/* One request of a compound: its command and body. */
+struct smb2_conn_req {
+	uint16_t cmd;
+	const uint8_t *body;
+	size_t body_len;
+};
+
+/*
+ * A related compound (MS-SMB2 3.2.4.1.4): the n requests in one frame,
+ * the second and later marked related (give them FileId all 0xFF to
+ * mean the CREATE's), signed one by one or sealed together.  pdus[i] is
+ * request i's final response, carved (on mem_ctx), whether the server
+ * answered in one frame or several.  Returns the first error status
+ * among them, or an error with c->err set.
+ */
+NTSTATUS smb2_conn_compound(struct smb2_conn *c, TALLOC_CTX *mem_ctx,
+			    const struct smb2_conn_req *reqs, size_t n,
+			    struct smb2_pdu *pdus);
+
 #endif

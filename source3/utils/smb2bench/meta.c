@@ -5,7 +5,8 @@
  * NAME.N.0) of --nrfiles files f0 ... fN-1:
  *
  *   create   CREATE (overwrite-if) + WRITE of --bs bytes + CLOSE, per file
- *   stat     CREATE (open) + QUERY_INFO FileAllInformation + CLOSE
+ *   stat     CREATE (open) + QUERY_INFO FileAllInformation + CLOSE;
+ *            with --compound all three in one related compound
  *   listdir  CREATE of the folder + QUERY_DIRECTORY (FileIdBothDirectory)
  *            until STATUS_NO_MORE_FILES + CLOSE: one operation
  *   connect  TCP + NEGOTIATE + SESSION_SETUP + TREE_CONNECT +
@@ -118,6 +119,64 @@ static const struct smb2_open_how stat_how = {
 	.disposition = SMB2_FILE_OPEN,
 	.options = SMB2_FILE_NON_DIRECTORY_FILE,
 };
+
+/*
+ * stat as Windows sends it (--compound): CREATE, QUERY_INFO and CLOSE
+ * in one related compound, one round trip.
+ */
+static bool op_stat_compound(struct meta *m, TALLOC_CTX *tmp, unsigned i)
+{
+	static const struct smb2_file_id related = {
+		SMB2_FILE_ID_RELATED, SMB2_FILE_ID_RELATED,
+	};
+	struct smb2_create_creq r = {
+		.desired_access = stat_how.access,
+		.file_attributes = SMB2_FILE_ATTRIBUTE_NORMAL,
+		.share_access = SMB2_FILE_SHARE_READ | SMB2_FILE_SHARE_WRITE |
+				SMB2_FILE_SHARE_DELETE,
+		.create_disposition = stat_how.disposition,
+		.create_options = stat_how.options,
+	};
+	uint8_t create[SMB2_CREATE_REQ_SIZE + 512];
+	uint8_t query[SMB2_QUERY_INFO_CREQ_LEN], close[SMB2_CLOSE_REQ_SIZE];
+	struct smb2_conn_req reqs[3] = {
+		{ SMB2_OP_CREATE, create, 0 },
+		{ SMB2_OP_QUERY_INFO, query, 0 },
+		{ SMB2_OP_CLOSE, close, 0 },
+	};
+	struct smb2_pdu pdus[3] = {};
+	struct smb2_blob out = {};
+	const char *name = file_name(m, tmp, i);
+	uint8_t *u = NULL;
+	size_t ulen = 0, k;
+	NTSTATUS st = smb2_utf8_to_utf16(tmp, name, strlen(name), &u, &ulen);
+
+	for (k = 0; NT_STATUS_IS_OK(st) && k + 1 < ulen; k += 2) {
+		if (u[k] == '/' && u[k + 1] == 0) {
+			u[k] = '\\';
+		}
+	}
+	r.name = (struct smb2_blob){ u, ulen };
+	reqs[0].body_len = NT_STATUS_IS_OK(st) ?
+		smb2_create_creq_push(&r, create, sizeof(create)) : 0;
+	reqs[1].body_len = smb2_query_info_creq_push(&related, SMB2_INFO_FILE,
+			SMB2_FILE_ALL_INFORMATION, 4096, query, sizeof(query));
+	reqs[2].body_len = smb2_close_creq_push(&related, close,
+						sizeof(close));
+	if (reqs[0].body_len == 0 || reqs[1].body_len == 0 ||
+	    reqs[2].body_len == 0) {
+		return fail(m, name, NT_STATUS_INVALID_PARAMETER);
+	}
+	st = smb2_conn_compound(m->c, tmp, reqs, 3, pdus);
+	if (NT_STATUS_IS_OK(st)) {
+		st = smb2_outbuf_crsp_pull(&pdus[1], &out);
+	}
+	if (!NT_STATUS_IS_OK(st) || out.len == 0) {
+		return fail(m, "CREATE + QUERY_INFO + CLOSE", NT_STATUS_IS_OK(st)
+			    ? NT_STATUS_INVALID_NETWORK_RESPONSE : st);
+	}
+	return true;
+}
 
 static bool op_stat(struct meta *m, TALLOC_CTX *tmp, unsigned i)
 {
@@ -234,13 +293,13 @@ static bool op_connect(struct meta *m, TALLOC_CTX *tmp, unsigned i)
 
 typedef bool (*meta_op_fn)(struct meta *m, TALLOC_CTX *tmp, unsigned i);
 
-static meta_op_fn op_of(enum bench_rw rw)
+static meta_op_fn op_of(enum bench_rw rw, bool compound)
 {
 	switch (rw) {
 	case RW_CREATE:
 		return op_create;
 	case RW_STAT:
-		return op_stat;
+		return compound ? op_stat_compound : op_stat;
 	case RW_LISTDIR:
 		return op_listdir;
 	default:
@@ -325,7 +384,7 @@ static double tv_s(struct timeval tv)
 static void measure(struct meta *m, const _Atomic bool *stop)
 {
 	const struct job_opts *o = m->job->o;
-	meta_op_fn op = op_of(o->rw);
+	meta_op_fn op = op_of(o->rw, m->job->smb->compound);
 	unsigned per_pass = o->rw == RW_LISTDIR ? 1 : o->nrfiles;
 	uint64_t t0 = now_ns(), t_end = 0, n = 0;
 	struct rusage r0, r1;

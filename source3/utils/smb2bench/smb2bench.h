@@ -75,6 +75,7 @@ struct smb_opts {
 	uint16_t cipher;	/* --encrypt[=cipher]; 0 = off */
 	uint16_t max_dialect;	/* -m; 0x0311 by default */
 	bool read_copy;		/* --read-copy: no MSG_TRUNC discard */
+	bool compound;		/* --compound: stat as one compound */
 	unsigned channels;	/* --channels: connections per session */
 	char **channel_addrs;	/* --channel-addrs, NULL: the server's */
 	size_t num_channel_addrs;
