@@ -36,14 +36,38 @@ static int raw_setresuid(uid_t euid)
  */
 static __thread uint64_t thread_groups_serial;
 
+static void back_to_root_failed(void);
+
+/*
+ * The serial of the token whose uid this thread has now: 0 while it is
+ * root, THREAD_UID_UNNAMED for a token without a serial.
+ */
+#define THREAD_UID_UNNAMED UINT64_MAX
+static __thread uint64_t thread_uid_serial;
+
+/* The token of unix_token_hold, or NULL: where an unbecome goes back to. */
+static __thread const struct unix_token *thread_hold;
+
 /*
  * Groups first and the uid last: changing groups and gid needs the
- * root euid we are about to give up.
+ * root euid we are about to give up.  A thread that has the token's uid
+ * already (a hold, or the same token twice) makes no system call.
  */
 int unix_token_become(const struct unix_token *t)
 {
 	int ret = 0;
 
+	if (t->serial != 0 && t->serial == thread_uid_serial) {
+		return 0;
+	}
+	if (thread_uid_serial != 0) {
+		/* another user's uid: back to root to change groups */
+		ret = raw_setresuid(0);
+		if (ret != 0) {
+			back_to_root_failed();
+		}
+		thread_uid_serial = 0;
+	}
 	if (t->serial == 0 || t->serial != thread_groups_serial) {
 		thread_groups_serial = 0;
 		ret = raw_setgroups(t->ngroups, t->groups);
@@ -63,6 +87,7 @@ int unix_token_become(const struct unix_token *t)
 		unix_token_unbecome_full();
 		return err;
 	}
+	thread_uid_serial = t->serial != 0 ? t->serial : THREAD_UID_UNNAMED;
 	return 0;
 }
 
@@ -73,20 +98,56 @@ static void back_to_root_failed(void)
 	abort();
 }
 
+int unix_token_become_root(void)
+{
+	if (thread_uid_serial != 0) {
+		if (raw_setresuid(0) != 0) {
+			back_to_root_failed();
+		}
+		thread_uid_serial = 0;
+	}
+	return 0;
+}
+
 void unix_token_unbecome(void)
 {
-	if (raw_setresuid(0) != 0) {
-		back_to_root_failed();
+	if (thread_hold != NULL) {
+		if (unix_token_become(thread_hold) != 0) {
+			/* left as root entirely, the hold dropped: safe */
+			DBG_WARNING("cannot take the held identity again\n");
+		}
+		return;
 	}
+	unix_token_become_root();
 }
 
 void unix_token_unbecome_full(void)
 {
+	thread_hold = NULL;
 	if (raw_setresuid(0) != 0 || raw_setresgid(0) != 0 ||
 	    raw_setgroups(0, NULL) != 0) {
 		back_to_root_failed();
 	}
+	thread_uid_serial = 0;
 	thread_groups_serial = 0;
+}
+
+bool unix_token_hold(const struct unix_token *t)
+{
+	if (t == NULL || t->serial == 0 || thread_hold != NULL ||
+	    unix_token_become(t) != 0) {
+		return false;
+	}
+	thread_hold = t;
+	return true;
+}
+
+void unix_token_release(bool held)
+{
+	if (held && thread_hold != NULL) {
+		thread_hold = NULL;
+		unix_token_become_root();
+	}
 }
 
 bool unix_token_equal(const struct unix_token *a,

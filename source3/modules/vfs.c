@@ -617,6 +617,7 @@ NTSTATUS vfs_fntimes_writer(struct vfs_fh *fh, const struct timespec ts[2])
 {
 	struct vfs_module *m = fh->vfs->top;
 	NTSTATUS status = vfs_fntimes(fh, ts);
+	int ret;
 
 	if (!NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED) ||
 	    fh->vfs->token == NULL ||
@@ -624,7 +625,13 @@ NTSTATUS vfs_fntimes_writer(struct vfs_fh *fh, const struct timespec ts[2])
 		return status;
 	}
 	VFS_FIND(m, fntimes);
-	return vfs_status(m->ops->fntimes(m, fh, ts));
+	/* the daemon's rights, also inside a request's hold */
+	ret = unix_token_become_root();
+	if (ret == 0) {
+		ret = m->ops->fntimes(m, fh, ts);
+		unix_token_unbecome();
+	}
+	return vfs_status(ret);
 }
 
 NTSTATUS vfs_fchmod(struct vfs_fh *fh, mode_t mode)

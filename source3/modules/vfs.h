@@ -566,7 +566,7 @@ int vfs_io_recv(struct tevent_req *req, size_t *count);
 
 /*
  * For modules that make system calls on files: run them as vfs->token
- * (no-op for NULL).  vfs_become returns 0 or -errno (then nothing may be
+ * (NULL: the daemon's own rights, root, inside a hold too).  vfs_become returns 0 or -errno (then nothing may be
  * done); each 0 must be paired with vfs_unbecome before returning to the
  * event loop.  The public vfs_* calls above do this around synchronous
  * ops themselves; async ops that end in a synchronous syscall
@@ -574,8 +574,9 @@ int vfs_io_recv(struct tevent_req *req, size_t *count);
  */
 int vfs_become(const struct vfs_handle *vfs);
 /*
- * A stretch of many synchronous calls as one user (a directory listing:
- * several per entry): switches the thread once, and vfs_become and
+ * A stretch of many synchronous calls as one user (one request's
+ * synchronous part, pipeline.c; a directory listing): switches the
+ * thread once (unix_token_hold), and vfs_become and
  * vfs_unbecome for the same token are free until vfs_release(the
  * result).  false: nothing held (no token, a hold already running, or
  * the switch failed: each call then switches as usual).  Never across a

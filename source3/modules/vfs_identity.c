@@ -31,65 +31,32 @@ NTSTATUS vfs_faccess(struct vfs_fh *fh, int mode)
 }
 
 /*
- * The token this thread holds between vfs_hold and vfs_release, or NULL.
- * Inside a hold, vfs_become/vfs_unbecome for that token cost nothing; for
- * any other (or none: the daemon's rights) they leave the held one for
- * the call and take it again after.
+ * The switch itself and the hold live in lib/util/unix_token.c: a hold
+ * there survives every become/unbecome pair inside it, whoever makes
+ * it (notify, personality registration), and the daemon's own calls
+ * (token NULL) go to root for the call and back.
  */
-static __thread const struct unix_token *thread_held;
-
 int vfs_become(const struct vfs_handle *vfs)
 {
-	if (thread_held != NULL) {
-		if (vfs->token == thread_held) {
-			return 0;
-		}
-		unix_token_unbecome();
-	}
 	if (vfs->token == NULL) {
-		return 0;
+		return unix_token_become_root();
 	}
 	return unix_token_become(vfs->token);
 }
 
-static void vfs_rehold(void)
-{
-	if (unix_token_become(thread_held) != 0) {
-		/* unix_token_become left the thread as root: safe, dearer */
-		DBG_WARNING("cannot take the held identity again\n");
-		thread_held = NULL;
-	}
-}
-
 void vfs_unbecome(const struct vfs_handle *vfs)
 {
-	if (thread_held != NULL && vfs->token == thread_held) {
-		return;
-	}
-	if (vfs->token != NULL) {
-		unix_token_unbecome();
-	}
-	if (thread_held != NULL) {
-		vfs_rehold();
-	}
+	unix_token_unbecome();
 }
 
 bool vfs_hold(const struct vfs_handle *vfs)
 {
-	if (vfs->token == NULL || thread_held != NULL ||
-	    unix_token_become(vfs->token) != 0) {
-		return false;
-	}
-	thread_held = vfs->token;
-	return true;
+	return vfs != NULL && unix_token_hold(vfs->token);
 }
 
 void vfs_release(bool held)
 {
-	if (held && thread_held != NULL) {
-		thread_held = NULL;
-		unix_token_unbecome();
-	}
+	unix_token_release(held);
 }
 
 /*

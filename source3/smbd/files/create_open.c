@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <string.h>
+#include "lib/util/unix_token.h"
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "source3/modules/vfs.h"
@@ -572,9 +573,15 @@ static NTSTATUS inherit_from_parent(TALLOC_CTX *mem_ctx,
 			(tcon->share->map_archive ? S_IXUSR : 0);
 		status = vfs_fchmod(out->fh, mode);
 	}
-	if (NT_STATUS_IS_OK(status) && tcon->share->inherit_owner &&
-	    fchown(out->fh->fd, st.stx_uid, (gid_t)-1) != 0) {
-		status = NT_STATUS_ACCESS_DENIED;
+	if (NT_STATUS_IS_OK(status) && tcon->share->inherit_owner) {
+		/* root's right, even inside the request's hold */
+		int ret = unix_token_become_root();
+
+		ret = ret == 0 ? fchown(out->fh->fd, st.stx_uid, (gid_t)-1) : ret;
+		unix_token_unbecome();
+		if (ret != 0) {
+			status = NT_STATUS_ACCESS_DENIED;
+		}
 	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_fstat(out->fh, &out->st);

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
+#include "lib/util/unix_token.h"
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
@@ -80,7 +81,11 @@ static int lease_destructor(struct ko_lease *l)
 /* The lease goes: the local opener's open(2) returns at once. */
 static void lease_release(struct ko_lease *l)
 {
-	if (fcntl(l->fd, F_SETLEASE, F_UNLCK) != 0) {
+	int ret = unix_token_become_root();
+
+	ret = ret == 0 ? fcntl(l->fd, F_SETLEASE, F_UNLCK) : ret;
+	unix_token_unbecome();
+	if (ret != 0) {
 		DBG_WARNING("releasing the lease on fd %d: %s\n", l->fd,
 			    strerror(errno));
 	}
@@ -222,13 +227,14 @@ static bool lease_take(struct vfs_fh *fh)
 {
 	/*
 	 * F_SETSIG first: the signal carries si_fd only with it.  Both as
-	 * the daemon itself: the caller is outside vfs_become().
+	 * the daemon itself (CAP_LEASE), also inside the request's hold.
 	 */
-	if (fcntl(fh->fd, F_SETSIG, SMBD_LEASE_SIGNAL) != 0 ||
-	    fcntl(fh->fd, F_SETLEASE, F_WRLCK) != 0) {
-		return false;
-	}
-	return true;
+	bool ok = unix_token_become_root() == 0 &&
+		  fcntl(fh->fd, F_SETSIG, SMBD_LEASE_SIGNAL) == 0 &&
+		  fcntl(fh->fd, F_SETLEASE, F_WRLCK) == 0;
+
+	unix_token_unbecome();
+	return ok;
 }
 
 uint8_t smbd_kernel_oplock_grant(struct smbd_tcon *tcon, struct vfs_fh *fh,

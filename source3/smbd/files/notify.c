@@ -399,14 +399,12 @@ static bool watcher_link(struct smbd_notify_watcher *w, int fd,
 static int watcher_become(const struct smbd_notify_watcher *w)
 {
 	return w->token != NULL && *w->token != NULL ?
-		unix_token_become(*w->token) : 0;
+		unix_token_become(*w->token) : unix_token_become_root();
 }
 
 static void watcher_unbecome(const struct smbd_notify_watcher *w)
 {
-	if (w->token != NULL && *w->token != NULL) {
-		unix_token_unbecome();
-	}
+	unix_token_unbecome();
 }
 
 /* --- WATCH_TREE: subdirectories ------------------------------------ */

@@ -31,6 +31,7 @@
 #include "source3/smbd/session/signing.h"
 #include "source3/smbd/transport/transport.h"
 #include "source3/smbd/files/open_files.h"
+#include "source3/modules/vfs.h"
 
 static void element_done(struct tevent_req *subreq);
 static void compound_finish(struct smbd_compound *c);
@@ -629,6 +630,21 @@ static bool pdu_opens_file(const struct smb2_pdu *pdu)
 }
 
 /*
+ * The synchronous part of a command on a tree connect runs with the
+ * thread held as the tree's user (vfs_hold): its VFS calls (CREATE
+ * alone makes a dozen: open, statx, xattrs) then switch identity once,
+ * not once each.  Not for TREE_DISCONNECT, which frees the tree.
+ */
+static bool element_hold(const struct smbd_request *req, uint16_t command)
+{
+	if (req->tcon == NULL || req->tcon->vfs == NULL ||
+	    command == SMB2_OP_TDIS) {
+		return false;
+	}
+	return vfs_hold(req->tcon->vfs);
+}
+
+/*
  * Starts the current element; returns false when it completed (or the
  * connection is going away) without starting a command.
  */
@@ -638,6 +654,7 @@ static bool element_run(struct smbd_compound *c)
 	struct tevent_req *subreq = NULL;
 	uint16_t credits = 0;
 	bool disconnect = false;
+	bool held = false;
 	NTSTATUS status;
 
 	c->cmd = NULL;
@@ -707,7 +724,9 @@ static bool element_run(struct smbd_compound *c)
 			     !c->cur_sign;
 	c->req->may_go_async = c->cur + 1 == c->count &&
 			       c->conn->pipeline->num_pending < SMBD_MAX_ASYNC;
+	held = element_hold(c->req, pdu->hdr.command);
 	subreq = c->cmd->send(c->req, c->conn->ev, c->req);
+	vfs_release(held);
 	if (subreq == NULL) {
 		element_error(c, NT_STATUS_NO_MEMORY, credits);
 		return false;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/util/unix_token.h"
 #include "lib/auth/passdb.h"
 #include "lib/auth/samsid.h"
 #include "lib/crypto/crypto.h"
@@ -115,7 +116,7 @@ done:
  * The file's domain and named users (those with a Unix account); the
  * file made, with a new domain, when there is none.
  */
-static bool load_file(struct smbd_server *server, struct smbd_sidmap *m)
+static bool load_file_root(struct smbd_server *server, struct smbd_sidmap *m)
 {
 	char *path = talloc_asprintf(m, "%s/%s", private_dir(server),
 				     SIDMAP_FILE);
@@ -174,6 +175,15 @@ static bool load_file(struct smbd_server *server, struct smbd_sidmap *m)
 	talloc_free(f);
 	talloc_free(buf);
 	return true;
+}
+
+/* The private dir is root's: read (or made) as the daemon, held or not. */
+static bool load_file(struct smbd_server *server, struct smbd_sidmap *m)
+{
+	bool ok = unix_token_become_root() == 0 && load_file_root(server, m);
+
+	unix_token_unbecome();
+	return ok;
 }
 
 struct build {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/util/unix_token.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "source3/smbd/smbd.h"
@@ -75,8 +76,10 @@ static struct smbd_pipe *smbd_pipe_new(TALLOC_CTX *mem_ctx, size_t want,
 	}
 	p->rd = p->wr = -1;
 	talloc_set_destructor(p, smbd_pipe_destructor);
-	if (pipe2(fds, O_CLOEXEC) != 0) {
+	/* the daemon's pipe, counted to it, not to the request's user */
+	if (unix_token_become_root() != 0 || pipe2(fds, O_CLOEXEC) != 0) {
 		DBG_WARNING("splice: pipe2: %s\n", strerror(errno));
+		unix_token_unbecome();
 		talloc_free(p);
 		return NULL;
 	}
@@ -93,6 +96,7 @@ static struct smbd_pipe *smbd_pipe_new(TALLOC_CTX *mem_ctx, size_t want,
 	if (got < 0) {
 		got = fcntl(p->wr, F_GETPIPE_SZ);
 	}
+	unix_token_unbecome();
 	*cap = got > 0 ? (size_t)got : 0;
 	return p;
 }
