@@ -111,12 +111,8 @@ int unix_token_become_root(void)
 
 void unix_token_unbecome(void)
 {
-	if (thread_hold != NULL) {
-		if (unix_token_become(thread_hold) != 0) {
-			/* left as root entirely, the hold dropped: safe */
-			DBG_WARNING("cannot take the held identity again\n");
-		}
-		return;
+	if (thread_hold != NULL && thread_uid_serial == thread_hold->serial) {
+		return;         /* stays the held user until the release */
 	}
 	unix_token_become_root();
 }
@@ -134,11 +130,10 @@ void unix_token_unbecome_full(void)
 
 bool unix_token_hold(const struct unix_token *t)
 {
-	if (t == NULL || t->serial == 0 || thread_hold != NULL ||
-	    unix_token_become(t) != 0) {
+	if (t == NULL || t->serial == 0 || thread_hold != NULL) {
 		return false;
 	}
-	thread_hold = t;
+	thread_hold = t;        /* taken by the first become(t), if any */
 	return true;
 }
 

@@ -73,8 +73,8 @@ int unix_token_become(const struct unix_token *t);
 
 /*
  * Back to root: the effective uid 0, which is what every permission
- * check looks at (root passes them all); inside unix_token_hold, back
- * to the held token instead.  The gid and groups of the last
+ * check looks at (root passes them all); inside unix_token_hold, a
+ * thread that is the held token stays it.  The gid and groups of the last
  * token stay until another token needs different ones or
  * unix_token_unbecome_full() resets them: setting them costs two system
  * calls per switch, and a session's calls switch to the same token again
@@ -92,13 +92,15 @@ int unix_token_become_root(void);
 
 /*
  * Hold t over a stretch of calls (one request's synchronous part): the
- * thread switches to t now and stays t between them, so every
- * become(t)/unbecome() pair inside costs nothing; a become of another
- * token (or unix_token_become_root) switches for that call and its
- * unbecome comes back to t.  Only tokens with a serial; not nested
- * (false: nothing held, the pairs switch as usual).  unix_token_release
- * ends it as root.  A failure anywhere leaves the thread root and the
- * hold gone: never more rights than asked for.
+ * first become(t) inside switches the thread, and it stays t after each
+ * unbecome() until the release, so the pairs after the first cost
+ * nothing; a stretch that makes no call for t (a READ of an open
+ * descriptor) makes no switch at all.  A become of another token, or
+ * unix_token_become_root, switches for that call; its unbecome goes to
+ * root (the next become(t) takes t again).  Only tokens with a serial;
+ * not nested (false: nothing held, the pairs switch as usual).
+ * unix_token_release ends it as root.  A failure anywhere leaves the
+ * thread root and the hold gone: never more rights than asked for.
  */
 bool unix_token_hold(const struct unix_token *t);
 void unix_token_release(bool held);

@@ -52,23 +52,32 @@ static void test_token__hold(void **state)
 	SKIP_UNLESS_ROOT();
 	held = unix_token_hold(&alice);
 	assert_true(held);
+	/* taken lazily: a stretch without a call for alice stays root */
+	assert_int_equal(geteuid(), 0);
+	assert_int_equal(unix_token_become(&alice), 0);
 	assert_ids(4001, 4001);
+	unix_token_unbecome();
 	/* pairs for the held token: nothing changes in between */
+	assert_ids(4001, 4001);
 	assert_int_equal(unix_token_become(&alice), 0);
 	unix_token_unbecome();
 	assert_ids(4001, 4001);
 	/* not nested */
 	assert_false(unix_token_hold(&bob));
-	/* another user for one call, back to the held one after */
+	/* another user for one call; after it root, never alice's rights
+	 * kept for bob or bob's for alice */
 	assert_int_equal(unix_token_become(&bob), 0);
 	assert_ids(4002, 4002);
 	unix_token_unbecome();
+	assert_int_equal(geteuid(), 0);
+	assert_int_equal(unix_token_become(&alice), 0);
 	assert_ids(4001, 4001);
-	/* the daemon's own call: root, then alice again */
+	/* the daemon's own call: root, for the call and after */
 	assert_int_equal(unix_token_become_root(), 0);
-	assert_ids(0, 4001);
+	assert_int_equal(geteuid(), 0);
 	unix_token_unbecome();
-	assert_ids(4001, 4001);
+	assert_int_equal(geteuid(), 0);
+	assert_int_equal(unix_token_become(&alice), 0);
 	unix_token_release(held);
 	assert_int_equal(geteuid(), 0);
 	/* after the hold an unbecome goes to root, not to alice */
