@@ -240,6 +240,54 @@ static void rx_decrypt_done(struct tevent_req *req)
 
 static void rx_verify_done(struct tevent_req *req);
 
+/* The server's hooks (smbd_worker_unlock): none in the embedded server */
+static bool lock_drop(struct smbd_conn *conn)
+{
+	return conn->server->hooks.unlock != NULL &&
+	       conn->server->hooks.unlock();
+}
+
+static void lock_retake(struct smbd_conn *conn, bool dropped)
+{
+	if (dropped) {
+		conn->server->hooks.relock(dropped);
+	}
+}
+
+/*
+ * Not for the pool: verified here, with the server lock dropped so the
+ * other workers go on meanwhile (smbd_worker_unlock).  c waits in the
+ * queue with crypto_busy, so a pipeline run by another worker does not
+ * start it; its bytes are its own; the key is a copy.
+ */
+static void rx_verify_unlocked(struct smbd_compound *c, const uint8_t *key)
+{
+	const struct smb2_pdu *pdu = &c->pdus[0];
+	struct smbd_sig_pre pre = {
+		.done = true, .dialect = c->conn->dialect,
+		.alg = c->conn->signing_alg };
+	struct iovec iov = { (void *)pdu->buf, pdu->len };
+	bool dropped = false;
+
+	if (!c->queued) {
+		return;         /* check_signature does it when c runs */
+	}
+	memcpy(pre.key, key, sizeof(pre.key));
+	c->crypto_busy = true;
+	dropped = lock_drop(c->conn);
+	if (!dropped) {
+		c->crypto_busy = false;
+		crypto_wipe(pre.key, sizeof(pre.key));
+		return;         /* one worker: no one to let in */
+	}
+	pre.result = smb2_sign_check(pre.dialect, pre.alg, pre.key, &iov, 1,
+				     false);
+	lock_retake(c->conn, dropped);
+	c->crypto_busy = false;
+	c->sig_pre = pre;
+	crypto_wipe(pre.key, sizeof(pre.key));
+}
+
 /*
  * A large signed lone PDU (a WRITE, typically): its MAC is computed on
  * the pool with the key its session's channel has now.  check_signature
@@ -255,12 +303,19 @@ bool smbd_crypto_rx_verify(struct smbd_compound *c)
 
 	if (c->count != 1 || !(pdu->hdr.flags & SMB2_FLAGS_SIGNED) ||
 	    conn->dialect == 0 || c->in_splice != NULL ||
-	    !offload(conn, pdu->len, CRYPTO_VERIFY)) {
+	    pdu->len < conn->server->crypto_min_size) {
 		return false;
 	}
 	key = smbd_signing_channel_key(conn, smbd_session_find(
 		conn, pdu->hdr.session_id));
-	j = key != NULL ? rx_job_new(c) : NULL;
+	if (key == NULL) {
+		return false;
+	}
+	if (!offload(conn, pdu->len, CRYPTO_VERIFY)) {
+		rx_verify_unlocked(c, key);
+		return false;
+	}
+	j = rx_job_new(c);
 	if (j == NULL) {
 		return false;
 	}
@@ -441,6 +496,7 @@ void smbd_crypto_send(struct smbd_conn *conn, void *owner,
 {
 	struct seal_job inline_job = {}, *j = &inline_job;
 	size_t bytes = iov_bytes(iov, iovcnt);
+	bool dropped = false;
 	bool pool = crypto != NULL ? offload(conn, bytes, CRYPTO_ENCRYPT) :
 		    any_signed(elems, num_elems) &&
 		    offload(conn, bytes, CRYPTO_SIGN);
@@ -475,7 +531,10 @@ void smbd_crypto_send(struct smbd_conn *conn, void *owner,
 		}
 		talloc_steal(conn->pipeline, owner);
 	}
-	seal_fn(j);             /* inline: small, or the pool failed */
+	/* inline: small, or the pool failed; large ones let others run */
+	dropped = bytes >= conn->server->crypto_min_size && lock_drop(conn);
+	seal_fn(j);
+	lock_retake(conn, dropped);
 	seal_finish(j);
 	if (j != &inline_job) {
 		talloc_free(j);
