@@ -34,6 +34,8 @@
 #include "source3/modules/vfs.h"
 
 static void element_done(struct tevent_req *subreq);
+static void element_complete(struct smbd_compound *c,
+			     struct tevent_req *subreq);
 static void compound_finish(struct smbd_compound *c);
 static int pipeline_destructor(struct smbd_pipeline *p);
 
@@ -734,6 +736,16 @@ static bool element_run(struct smbd_compound *c)
 	if (c->req->go_async && smbd_async_start(c, subreq, credits)) {
 		return false;           /* answered STATUS_PENDING */
 	}
+	if (!tevent_req_is_in_progress(subreq)) {
+		/*
+		 * Finished already (CREATE, QUERY_INFO, CLOSE...): answered
+		 * now, not from the immediate tevent_req_post scheduled
+		 * (freed with subreq), which would cost a loop pass and a
+		 * ring submit of its own per request.
+		 */
+		element_complete(c, subreq);
+		return false;
+	}
 	c->subreq = subreq;
 	tevent_req_set_callback(subreq, element_done, c);
 	return true;
@@ -845,6 +857,24 @@ static void element_finished(struct tevent_req *subreq)
 {
 	struct smbd_compound *c = tevent_req_callback_data(
 		subreq, struct smbd_compound);
+
+	element_complete(c, subreq);
+	if (c->conn->terminating) {
+		compound_finish(c);
+		return;
+	}
+	c->cur++;
+	smbd_compound_next(c);
+}
+
+/*
+ * The current element's response from its finished subreq (freed here);
+ * the caller moves on to the next element, or finishes the compound if
+ * the connection is terminating.
+ */
+static void element_complete(struct smbd_compound *c,
+			     struct tevent_req *subreq)
+{
 	struct smbd_response rsp = { .status = NT_STATUS_OK };
 	NTSTATUS status;
 
@@ -855,7 +885,6 @@ static void element_finished(struct tevent_req *subreq)
 	set_running(c, false);
 	smbd_pipeline_channels_idle(c->conn->server);
 	if (c->conn->terminating) {
-		compound_finish(c);
 		return;
 	}
 	remember_related(c, status);
@@ -880,8 +909,6 @@ static void element_finished(struct tevent_req *subreq)
 	} else {
 		element_error(c, status, c->req->credits);
 	}
-	c->cur++;
-	smbd_compound_next(c);
 }
 
 /*
