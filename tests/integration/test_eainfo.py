@@ -326,6 +326,29 @@ def test_setinfo_sets_overwrites_and_deletes(t):
     assert disk_eas(p) == {}
 
 
+def test_ea_size_of_a_long_name_list(t):
+    """The server lists a file's xattr names into a small buffer first
+    and asks for the size only when they do not fit: 24 names of 40
+    characters (over 1 KiB of names) take the second way, and EaSize in
+    both classes is still the whole list's encoded size."""
+    many = [("EA%02d" % i + "x" * 36, bytes([65 + i]) * (i + 1))
+            for i in range(24)]
+    create(t, "long.txt").close()
+    for n, v in many:
+        os.setxattr(t.dir / "long.txt", "user." + n, v)
+    f = create(t, "long.txt", disp=CreateDisposition.FILE_OPEN)
+    try:
+        st, buf = query_eas(t, f)
+        assert st == OK
+        assert sorted(parse_eas(buf)) == sorted((n, v, 0) for n, v in many)
+        assert ea_size(t, f) == len(buf)
+        st, all_info = raw_query(t, f, 1, ALL_INFO)
+        assert st == OK
+        assert struct.unpack_from("<I", all_info, 72)[0] == len(buf)
+    finally:
+        f.close()
+
+
 def test_no_eas_on_new_file(t):
     f = create(t, "f.txt")
     try:

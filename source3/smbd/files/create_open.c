@@ -247,9 +247,15 @@ static NTSTATUS check_readonly(const struct smbd_create_params *p,
 			       struct vfs_fh *fh)
 {
 	struct smbd_dosmode dm;
-	NTSTATUS status = smbd_dosmode_current(fh, smbd_filename_base(p->path),
-					       &dm);
+	NTSTATUS status;
 
+	/* nothing READONLY refuses: no need to read the attributes */
+	if (!(p->options & SMB2_FILE_DELETE_ON_CLOSE) &&
+	    !(p->access & CREATE_WRITE_ACCESS) &&
+	    !disp_truncates(p->disposition)) {
+		return NT_STATUS_OK;
+	}
+	status = smbd_dosmode_current(fh, smbd_filename_base(p->path), &dm);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}

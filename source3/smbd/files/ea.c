@@ -51,8 +51,19 @@ static NTSTATUS ea_supported(struct smbd_tcon *tcon, struct vfs_fh *fh)
 static NTSTATUS ea_names(TALLOC_CTX *mem_ctx, struct vfs_fh *fh, char **buf,
 			 size_t *len)
 {
-	NTSTATUS status = vfs_flistxattr(fh, NULL, 0, len);
+	char small[256];
+	NTSTATUS status = vfs_flistxattr(fh, small, sizeof(small) - 1, len);
 
+	/* most files have a short list (DOSATTRIB, maybe NTACL): one call */
+	if (NT_STATUS_IS_OK(status)) {
+		*buf = talloc_memdup(mem_ctx, small, *len + 1);
+		if (*buf == NULL) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		(*buf)[*len] = '\0';
+		return NT_STATUS_OK;
+	}
+	status = vfs_flistxattr(fh, NULL, 0, len);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -130,7 +141,11 @@ uint32_t smbd_ea_size(struct smbd_tcon *tcon, struct vfs_fh *fh)
 	struct smb2_ea *eas = NULL;
 	size_t n = 0, size = 0;
 
-	if (!NT_STATUS_IS_OK(ea_supported(tcon, fh))) {
+	/*
+	 * No probe (ea_supported): on a file system without user xattrs the
+	 * list fails and the size is 0 all the same, one call fewer.
+	 */
+	if (tcon->share != NULL && !tcon->share->ea_support) {
 		return 0;
 	}
 	tmp = talloc_new(NULL);
