@@ -92,6 +92,19 @@ def server_fds(srv):
     return len(os.listdir("/proc/%d/fd" % srv.proc.pid))
 
 
+def settled_fds(srv):
+    """The server's descriptor count once the sockets of earlier clients
+    and metric scrapes have closed: unchanged for 0.5 s (bounded)."""
+    deadline = time.monotonic() + WAIT
+    last, since = server_fds(srv), time.monotonic()
+    while time.monotonic() - since < 0.5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = server_fds(srv)
+        if now != last:
+            last, since = now, time.monotonic()
+    return last
+
+
 def ring_is_on(srv):
     if "io_uring: on" not in srv.log_text():
         pytest.skip("io_uring is not available here: no ring to fault")
@@ -166,7 +179,7 @@ def test_disconnect_with_a_hung_read(rsrv):
     data = os.urandom(128 * KiB)
     p = scratch_file(rsrv.wdir, "hang-drop.bin", data)
     inflight0 = wait_metric(rsrv, "ringsmb_uring_inflight", 0)
-    fds0 = server_fds(rsrv)
+    fds0 = settled_fds(rsrv)
     for _ in range(3):
         c = Client(rsrv.port, share="hang")
         f = c.open(p.name)
