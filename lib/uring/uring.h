@@ -94,6 +94,18 @@ void uring_ev_disable(struct tevent_context *ev);
 void uring_ev_set_gate(struct tevent_context *ev, void (*leave)(void *),
 		       void (*enter)(void *), void *private_data);
 
+/*
+ * The gate by hand, for per-byte work done in the owner's thread without
+ * the ring (a preadv2 of cached pages into a request's buffer): leave
+ * returns whether it left (the owner, with a gate set), and enter takes
+ * it back if so.  Only from a handler of the owner's loop, where the
+ * caller holds what the gate guards.  In between the thread may touch
+ * only memory no other thread can reach or free: no talloc, tevent or
+ * shared state.
+ */
+bool uring_gate_leave(struct uring *ring);
+void uring_gate_enter(struct uring *ring, bool left);
+
 /* Whether the kernel supports opcode (IORING_OP_*), probed at setup. */
 bool uring_op_supported(struct uring *ring, uint8_t opcode);
 

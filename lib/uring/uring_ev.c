@@ -601,6 +601,22 @@ void uring_ev_set_gate(struct tevent_context *ev, void (*leave)(void *),
 	}
 }
 
+bool uring_gate_leave(struct uring *r)
+{
+	if (r == NULL || r->gate_leave == NULL || !uring_is_owner(r)) {
+		return false;
+	}
+	r->gate_leave(r->gate_private);
+	return true;
+}
+
+void uring_gate_enter(struct uring *r, bool left)
+{
+	if (left) {
+		r->gate_enter(r->gate_private);
+	}
+}
+
 void uring_ev_disable(struct tevent_context *ev)
 {
 	struct uring_slot *slot = uring_slot_get(ev);

@@ -143,6 +143,39 @@ static struct tevent_req *default_io_finish(struct tevent_req *req,
 static void default_pread_rest_done(struct tevent_req *subreq);
 
 /*
+ * A large read copies its bytes with the worker's lock dropped (the
+ * ring's gate, docs/architecture.md "Workers"), so the other workers go
+ * on meanwhile: the copy out of the page cache is most of what a 1 MiB
+ * READ costs.  buf is the request's; the reference keeps the descriptor
+ * open whatever another thread does to the open meanwhile.
+ */
+#define DEFAULT_PREAD_UNLOCKED_MIN (64 * 1024)
+
+static int default_pread_unlocked(struct tevent_context *ev,
+				  struct vfs_fh *fh, uint8_t *buf,
+				  size_t len, uint64_t off, int flags,
+				  size_t *got)
+{
+	struct uring *gate = NULL;
+	void *ref = NULL;
+	bool left = false;
+	int fd = fh->fd;
+	int ret;
+
+	if (len >= DEFAULT_PREAD_UNLOCKED_MIN) {
+		gate = uring_ev_get(ev);
+		ref = gate != NULL ? talloc_reference(ev, fh) : NULL;
+		left = ref != NULL && uring_gate_leave(gate);
+	}
+	ret = default_pread_flags(fd, buf, len, off, flags, got);
+	if (ref != NULL) {
+		uring_gate_enter(gate, left);
+		talloc_unlink(ev, fh);
+	}
+	return ret;
+}
+
+/*
  * default_pread_cached: a READ of pages in the page cache is one
  * preadv2(RWF_NOWAIT) here, as cheap as a plain pread; when a page is
  * not cached, the rest goes through the ring (IORING_OP_READ, io-wq
@@ -174,9 +207,9 @@ struct tevent_req *default_pread_send(struct vfs_module *m,
 		return NULL;
 	}
 	/* no switch: see default_io_as_opener */
-	ret = default_pread_flags(fh->fd, buf, len, off,
-				 ring != NULL && !fh->no_nowait ?
-				 RWF_NOWAIT : 0, &got);
+	ret = default_pread_unlocked(ev, fh, buf, len, off,
+				     ring != NULL && !fh->no_nowait ?
+				     RWF_NOWAIT : 0, &got);
 	if (ret == -EAGAIN) {
 		/* the kernel without RWF_NOWAIT for this file: -EOPNOTSUPP */
 		state->got = got;
@@ -198,7 +231,7 @@ struct tevent_req *default_pread_send(struct vfs_module *m,
 	if (ret == -EOPNOTSUPP && ring != NULL && !fh->no_nowait) {
 		/* tmpfs, some FUSE and network file systems: plain reads */
 		fh->no_nowait = true;
-		ret = default_pread_flags(fh->fd, buf, len, off, 0, &got);
+		ret = default_pread_unlocked(ev, fh, buf, len, off, 0, &got);
 	}
 	return default_io_finish(req, ev, ret, got);
 }
