@@ -6,6 +6,7 @@
  * queue).  A kernel without io_uring skips.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -582,6 +583,67 @@ static void test_uring__fault_hang(void **state)
 	talloc_free(ev);
 }
 
+/* ---- the gate by hand (uring_gate_leave / uring_gate_enter) ---- */
+
+struct gate_count {
+	int leaves, enters;
+};
+
+static void gate_leave_cb(void *private_data)
+{
+	((struct gate_count *)private_data)->leaves++;
+}
+
+static void gate_enter_cb(void *private_data)
+{
+	((struct gate_count *)private_data)->enters++;
+}
+
+struct gate_thread {
+	struct uring *ring;
+	bool left;
+};
+
+static void *gate_other_thread(void *arg)
+{
+	struct gate_thread *g = arg;
+
+	g->left = uring_gate_leave(g->ring);
+	return NULL;
+}
+
+static void test_uring__gate_by_hand(void **state)
+{
+	struct gate_count n = {};
+	struct gate_thread other = {};
+	struct uring *ring = NULL;
+	struct tevent_context *ev = test_ev(*state, MODE_RING, &ring);
+	pthread_t t;
+
+	RING_OR_SKIP(ev, ring);
+	/* no gate set: nothing to leave */
+	assert_false(uring_gate_leave(ring));
+	assert_false(uring_gate_leave(NULL));
+	uring_ev_set_gate(ev, gate_leave_cb, gate_enter_cb, &n);
+	assert_true(uring_gate_leave(ring));
+	assert_int_equal(n.leaves, 1);
+	assert_int_equal(n.enters, 0);
+	uring_gate_enter(ring, true);
+	assert_int_equal(n.enters, 1);
+	/* not left: nothing to take back */
+	uring_gate_enter(ring, false);
+	assert_int_equal(n.enters, 1);
+	/* only the ring's owner thread leaves */
+	other.ring = ring;
+	assert_int_equal(pthread_create(&t, NULL, gate_other_thread, &other),
+			 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_false(other.left);
+	assert_int_equal(n.leaves, 1);
+	uring_ev_set_gate(ev, NULL, NULL, NULL);
+	talloc_free(ev);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(test_uring__##name, \
 						unit_setup, unit_teardown)
 
@@ -605,6 +667,7 @@ int main(void)
 		T(overflow_queue),
 		T(fault_eagain),
 		T(fault_hang),
+		T(gate_by_hand),
 	};
 
 	if (getenv("TEST_FILTER") != NULL) {
