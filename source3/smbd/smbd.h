@@ -75,12 +75,6 @@ struct smbd_state_hooks {
 	void (*delete_pending)(struct smbd_open *open);
 	/* A connection's running requests stopped holding a session. */
 	void (*channels_idle)(struct smbd_server *server);
-	/*
-	 * The server lock dropped around an AES pass, and taken again
-	 * (server/worker.h: smbd_worker_unlock, smbd_worker_relock).
-	 */
-	bool (*unlock)(void);
-	void (*relock)(bool dropped);
 };
 
 /*

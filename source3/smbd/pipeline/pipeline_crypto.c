@@ -29,6 +29,7 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/jobpool.h"
+#include "lib/uring/uring.h"
 #include "source3/smbd/pipeline/encryption.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/transport/transport.h"
@@ -240,23 +241,24 @@ static void rx_decrypt_done(struct tevent_req *req)
 
 static void rx_verify_done(struct tevent_req *req);
 
-/* The server's hooks (smbd_worker_unlock): none in the embedded server */
+/*
+ * The worker's lock, dropped around an AES pass through the ring's gate
+ * (lib/uring: uring_gate_leave, docs/architecture.md "Workers"): only on
+ * the connection's own worker; none in the embedded server.
+ */
 static bool lock_drop(struct smbd_conn *conn)
 {
-	return conn->server->hooks.unlock != NULL &&
-	       conn->server->hooks.unlock();
+	return uring_gate_leave(conn->ring);
 }
 
 static void lock_retake(struct smbd_conn *conn, bool dropped)
 {
-	if (dropped) {
-		conn->server->hooks.relock(dropped);
-	}
+	uring_gate_enter(conn->ring, dropped);
 }
 
 /*
  * Not for the pool: verified here, with the server lock dropped so the
- * other workers go on meanwhile (smbd_worker_unlock).  c waits in the
+ * other workers go on meanwhile (lock_drop).  c waits in the
  * queue with crypto_busy, so a pipeline run by another worker does not
  * start it; its bytes are its own; the key is a copy.
  */
@@ -278,7 +280,7 @@ static void rx_verify_unlocked(struct smbd_compound *c, const uint8_t *key)
 	if (!dropped) {
 		c->crypto_busy = false;
 		crypto_wipe(pre.key, sizeof(pre.key));
-		return;         /* one worker: no one to let in */
+		return;         /* no ring: check_signature does it */
 	}
 	pre.result = smb2_sign_check(pre.dialect, pre.alg, pre.key, &iov, 1,
 				     false);

@@ -338,8 +338,6 @@ static const struct smbd_state_hooks state_hooks = {
 	.lease_break = smbd_pipeline_send_lease_break,
 	.delete_pending = smbd_notify_delete_pending,
 	.channels_idle = smbd_pipeline_channels_idle,
-	.unlock = smbd_worker_unlock,
-	.relock = smbd_worker_relock,
 };
 
 /*

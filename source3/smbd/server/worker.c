@@ -66,24 +66,6 @@ static void lock_leave(void *private_data)
 	pthread_mutex_unlock(&w->server->workers->lock);
 }
 
-bool smbd_worker_unlock(void)
-{
-	struct smbd_worker *w = worker_self;
-
-	if (w == NULL || !w->holding || w->server->workers->n < 2) {
-		return false;
-	}
-	lock_leave(w);
-	return true;
-}
-
-void smbd_worker_relock(bool dropped)
-{
-	if (dropped) {
-		lock_enter(worker_self);
-	}
-}
-
 static void worker_kick(struct smbd_worker *w)
 {
 	uint64_t one = 1;

@@ -55,17 +55,6 @@ struct smbd_worker *smbd_worker_pick(struct smbd_server *server,
 struct smbd_worker *smbd_worker_self(void);
 
 /*
- * Lets the other workers run while this one does per-byte work (an AES
- * pass) on memory that no other thread can reach or free: a response
- * already off every list, a received message held back from the
- * scheduler (crypto_busy), keys copied to the stack.  No talloc, tevent
- * or protocol state may be touched until smbd_worker_relock.  Returns
- * whether the lock was dropped (not with one worker: nobody waits).
- */
-bool smbd_worker_unlock(void);
-void smbd_worker_relock(bool dropped);
-
-/*
  * Every worker's ring counters summed, and the crypto jobs waiting for a
  * pool thread (the metrics endpoint; under the server lock).
  */
