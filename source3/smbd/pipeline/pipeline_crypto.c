@@ -8,6 +8,8 @@
  * decryption of requests: on the 2-core development machine, with the clients
  * on it too, that gained, while handing over the encryption or signing of
  * responses lost (docs/performance.md, "Crypto off the event loop").
+ * A large pass that stays inline runs with the worker's lock dropped
+ * (lock_drop), so the other workers' passes do not wait for it.
  *
  * What stays in the loop thread: every decision (which key, whether a
  * request is acceptable, what NTSTATUS), and nonce assignment, so nonces
