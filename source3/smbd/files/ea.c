@@ -63,6 +63,9 @@ static NTSTATUS ea_names(TALLOC_CTX *mem_ctx, struct vfs_fh *fh, char **buf,
 		(*buf)[*len] = '\0';
 		return NT_STATUS_OK;
 	}
+	if (NT_STATUS_EQUAL(status, NT_STATUS_NOT_SUPPORTED)) {
+		return status;  /* no xattrs here: asking for the size fails too */
+	}
 	status = vfs_flistxattr(fh, NULL, 0, len);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
