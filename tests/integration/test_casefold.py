@@ -316,3 +316,69 @@ def test_folded_names_stay_confined(srv, client, link, target, spelled):
         assert client.status_of(name, CreateDisposition.FILE_OPEN_IF) \
             in REFUSED
     assert names(srv.tree.base / "outside") == ["secret"]
+
+
+def test_names_follow_changes_beside_the_server(srv, client):
+    """Names made, renamed and removed by a local process between two
+    CREATEs count at once, however the server finds case variants (it
+    keeps a folder's names under inotify, casefold_dirs.c)."""
+    d = srv.tree.share / "beside"
+    d.mkdir()
+    os.chmod(d, 0o777)
+    for i in range(20):             # misses in the folder: listed, kept
+        f = client.create("beside\\Made%02d.bin" % i,
+                          CreateDisposition.FILE_CREATE)
+        f.write(b"smb %d" % i, 0)
+        f.close()
+    assert client.status_of("beside\\made07.BIN",
+                            CreateDisposition.FILE_CREATE) == \
+        OBJECT_NAME_COLLISION
+    (d / "Local.Txt").write_bytes(b"local")
+    os.chmod(d / "Local.Txt", 0o666)
+    assert client.status_of("beside\\local.txt",
+                            CreateDisposition.FILE_CREATE) == \
+        OBJECT_NAME_COLLISION
+    f = client.create("beside\\LOCAL.TXT", CreateDisposition.FILE_OPEN_IF)
+    assert f.create_action == CreateAction.FILE_OPENED
+    assert f.read(0, 10) == b"local"
+    f.close()
+    os.rename(d / "Local.Txt", d / "Other.Txt")
+    assert client.status_of("beside\\local.txt") == OBJECT_NAME_NOT_FOUND
+    f = client.create("beside\\oTHER.txt", access=A.GENERIC_READ)
+    assert f.read(0, 10) == b"local"
+    f.close()
+    os.unlink(d / "Other.Txt")
+    assert client.status_of("beside\\other.txt") == OBJECT_NAME_NOT_FOUND
+    os.unlink(d / "Made07.bin")
+    f = client.create("beside\\made07.BIN", CreateDisposition.FILE_CREATE)
+    assert f.create_action == CreateAction.FILE_CREATED
+    f.close()
+    assert len([n for n in names(d) if n.lower() == "made07.bin"]) == 1
+    if TARGET != "samba":
+        # Samba's stat cache still spells it as the file it deleted
+        assert "made07.BIN" in names(d)
+
+
+def test_unlistable_folder_stays_unlisted(srv, client):
+    """A folder the user may enter but not list: names in it are found
+    only as spelled, even after the server has listed it for a user who
+    could (the kept names are not handed out without the listing's
+    permission).  Samba's stat cache does hand out the spelling it
+    learnt while the folder was readable."""
+    d = srv.tree.share / "nolist"
+    d.mkdir()
+    (d / "Inside.Txt").write_bytes(b"inside")
+    os.chmod(d / "Inside.Txt", 0o644)
+    os.chmod(d, 0o777)
+    f = client.create("nolist\\INSIDE.TXT", access=A.GENERIC_READ)
+    f.close()                       # listed (and kept) while readable
+    os.chmod(d, 0o733)
+    try:
+        if TARGET != "samba":
+            assert client.status_of("nolist\\INSIDE.TXT",
+                                    access=A.GENERIC_READ) in REFUSED
+        f = client.create("nolist\\Inside.Txt", access=A.GENERIC_READ)
+        assert f.read(0, 10) == b"inside"
+        f.close()
+    finally:
+        os.chmod(d, 0o777)

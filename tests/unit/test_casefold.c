@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "source3/smbd/files/casefold.c"
+#include "source3/smbd/files/casefold_dirs.c"
 #include "tests/unit/unit.h"
 
 /* base/sh is the share, base/sh2 a sibling outside it */
@@ -236,6 +237,161 @@ static void test_casefold__resolve_long_dir(void **state)
 	tree_remove(&t);
 }
 
+/* Is t's share on a file system whose directories casefold_dirs.c keeps? */
+static bool tree_kept(const struct tree *t)
+{
+	int fd = open(t->share, O_RDONLY | O_DIRECTORY);
+	bool kept;
+
+	assert_true(fd >= 0);
+	kept = cfd_local_fs(fd);
+	close(fd);
+	return kept;
+}
+
+static void in_share(const struct tree *t, const char *name, char *p,
+		     size_t len)
+{
+	snprintf(p, len, "%s/%s", t->share, name);
+}
+
+static void local_rename(const struct tree *t, const char *from,
+			 const char *to)
+{
+	char a[512], b[512];
+
+	in_share(t, from, a, sizeof(a));
+	in_share(t, to, b, sizeof(b));
+	assert_int_equal(rename(a, b), 0);
+}
+
+/*
+ * A kept directory follows every change made beside the server: create,
+ * rename within and across directories, link, unlink, mkdir, rmdir; and
+ * the second miss in a directory is a hit, not a listing.
+ */
+static void test_casefold__kept_dir_follows_changes(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+	struct casefold_dirs_counts c0, c1;
+	char a[512], b[512];
+	bool kept = tree_kept(&t);
+
+	casefold_dirs_reset();
+	casefold_dirs_counts(&c0);
+	touch(&t, "dir/Alpha");
+	expect(ctx, vfs, "dir/ALPHA", "dir/Alpha");
+	expect(ctx, vfs, "dir/alpha", "dir/Alpha");
+	expect(ctx, vfs, "dir/sub/FILE.BIN", "dir/sub/file.bin");
+	casefold_dirs_counts(&c1);
+	assert_int_equal(c1.lists - c0.lists, kept ? 2 : 0);
+	assert_int_equal(c1.hits - c0.hits, kept ? 1 : 0);
+
+	local_rename(&t, "dir/Alpha", "dir/Beta");
+	expect(ctx, vfs, "dir/ALPHA", "dir/ALPHA");
+	expect(ctx, vfs, "dir/beta", "dir/Beta");
+	in_share(&t, "dir/Beta", a, sizeof(a));
+	assert_int_equal(unlink(a), 0);
+	expect(ctx, vfs, "dir/BETA", "dir/BETA");
+	mkdir_in(&t, "dir/Gamma");
+	expect(ctx, vfs, "dir/gamma/x", "dir/Gamma/x");
+	in_share(&t, "dir/sub/file.bin", a, sizeof(a));
+	in_share(&t, "dir/Linked", b, sizeof(b));
+	assert_int_equal(link(a, b), 0);
+	expect(ctx, vfs, "dir/LINKED", "dir/Linked");
+	/* out of one kept directory into another */
+	local_rename(&t, "dir/sub/file.bin", "dir/Moved.bin");
+	expect(ctx, vfs, "dir/sub/FILE.BIN", "dir/sub/FILE.BIN");
+	expect(ctx, vfs, "dir/moved.BIN", "dir/Moved.bin");
+	/* a kept directory removed and made again is listed afresh */
+	in_share(&t, "dir/Gamma", a, sizeof(a));
+	expect(ctx, vfs, "dir/gamma/NEW", "dir/Gamma/NEW");
+	assert_int_equal(rmdir(a), 0);
+	mkdir_in(&t, "dir/Gamma");
+	touch(&t, "dir/Gamma/New");
+	expect(ctx, vfs, "dir/gamma/NEW", "dir/Gamma/New");
+	/* case variants made beside a kept directory: the least still wins */
+	touch(&t, "dir/Zed");
+	expect(ctx, vfs, "dir/zED", "dir/Zed");
+	touch(&t, "dir/ZED");
+	expect(ctx, vfs, "dir/zED", "dir/ZED");
+	in_share(&t, "dir/ZED", a, sizeof(a));
+	assert_int_equal(unlink(a), 0);
+	expect(ctx, vfs, "dir/zED", "dir/Zed");
+	casefold_dirs_counts(&c1);
+	assert_true(kept ? c1.hits - c0.hits >= 10 : c1.hits == c0.hits);
+	tree_remove(&t);
+}
+
+/* More changes than inotify queues: everything is forgotten, not wrong */
+static void test_casefold__kept_dir_overflow(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+	struct casefold_dirs_counts c0, c1;
+	char name[64];
+	long queued = 16384;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	long i;
+
+	if (f != NULL) {
+		assert_int_equal(fscanf(f, "%ld", &queued), 1);
+		fclose(f);
+	}
+	if (!tree_kept(&t) || queued > 100000) {
+		tree_remove(&t);
+		skip();
+	}
+	casefold_dirs_reset();
+	expect(ctx, vfs, "dir/X", "dir/X");
+	casefold_dirs_counts(&c0);
+	for (i = 0; i < queued + 10; i++) {
+		snprintf(name, sizeof(name), "dir/f%ld", i);
+		touch(&t, name);
+	}
+	touch(&t, "dir/Last");
+	expect(ctx, vfs, "dir/LAST", "dir/Last");
+	expect(ctx, vfs, "dir/F7", "dir/f7");
+	casefold_dirs_counts(&c1);
+	assert_int_equal(c1.resets - c0.resets, 1);
+	assert_int_equal(c1.lists - c0.lists, 1);
+	tree_remove(&t);
+}
+
+/* More directories than are kept: the least recently used is listed again */
+static void test_casefold__kept_dirs_bounded(void **state)
+{
+	TALLOC_CTX *ctx = *state;
+	struct tree t;
+	struct vfs_handle *vfs = tree_make(ctx, &t);
+	struct casefold_dirs_counts c0, c1;
+	char name[64], want[64];
+	int i;
+
+	if (!tree_kept(&t)) {
+		tree_remove(&t);
+		skip();
+	}
+	casefold_dirs_reset();
+	casefold_dirs_counts(&c0);
+	for (i = 0; i < CFD_MAX_DIRS + 4; i++) {
+		snprintf(name, sizeof(name), "d%d", i);
+		mkdir_in(&t, name);
+		snprintf(name, sizeof(name), "D%d/X", i);
+		snprintf(want, sizeof(want), "d%d/X", i);
+		expect(ctx, vfs, name, want);
+	}
+	assert_true(cfd.ndirs <= CFD_MAX_DIRS);
+	expect(ctx, vfs, "d0/Y", "d0/Y");       /* d0 was let go */
+	casefold_dirs_counts(&c1);
+	/* the share root and each dN, then d0 again */
+	assert_int_equal(c1.lists - c0.lists, 1 + CFD_MAX_DIRS + 4 + 1);
+	tree_remove(&t);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, unit_setup, unit_teardown)
 
 int main(void)
@@ -247,6 +403,9 @@ int main(void)
 		T(test_casefold__resolve_missing),
 		T(test_casefold__resolve_confined),
 		T(test_casefold__resolve_long_dir),
+		T(test_casefold__kept_dir_follows_changes),
+		T(test_casefold__kept_dir_overflow),
+		T(test_casefold__kept_dirs_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

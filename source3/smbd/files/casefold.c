@@ -5,7 +5,8 @@
  * (create_open.c, commands/set_info_name.c), and come here when it is not
  * there.  The walk re-checks each component from the share root, then
  * lists the parent of each missing one once, so the work is one
- * directory scan per missing component, linear in the entries.  Every
+ * directory scan per missing component, linear in the entries, unless
+ * casefold_dirs.c keeps the directory's names (then a hash lookup).  Every
  * open goes through vfs_openat (openat2 RESOLVE_BENEATH): a name found
  * here is a directory entry of a directory beneath the root, never '/',
  * '.' or '..', and a symlink among the components is still resolved by
@@ -20,6 +21,7 @@
 #include "lib/param/param.h"
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/casefold.h"
+#include "source3/smbd/files/casefold_dirs.h"
 
 /* A byte that is not UTF-8 stands for itself, above every code point */
 #define CF_RAW 0x110000u
@@ -135,6 +137,17 @@ bool casefold_equal(const char *a, const char *b)
 	return *pa == '\0' && *pb == '\0';
 }
 
+uint32_t casefold_hash(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	uint32_t h = 2166136261u;       /* FNV-1a over the keys */
+
+	while (*p != '\0') {
+		h = (h ^ cf_key(cf_next(&p))) * 16777619u;
+	}
+	return h;
+}
+
 /* c as UTF-8 at out (room for 4); returns the bytes written */
 static size_t cf_put(uint32_t c, char *out)
 {
@@ -220,10 +233,16 @@ static NTSTATUS cf_scan(TALLOC_CTX *mem_ctx, struct vfs_handle *vfs,
 	struct vfs_fh *fh = NULL;
 	struct vfs_dir *d = NULL;
 	struct vfs_dirent ent;
+	struct statx st;
 	NTSTATUS status = vfs_openat(mem_ctx, vfs, dir,
-				     O_RDONLY | O_DIRECTORY, &fh, NULL);
+				     O_RDONLY | O_DIRECTORY, &fh, &st);
 
 	*found = NULL;
+	if (NT_STATUS_IS_OK(status) &&
+	    casefold_dirs_find(mem_ctx, fh, &st, name, found, &status)) {
+		talloc_free(fh);
+		return status;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = vfs_opendir(fh, fh, &d);
 	}

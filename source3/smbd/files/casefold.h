@@ -12,6 +12,7 @@
 #define RINGSMB_CASEFOLD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <talloc.h>
 #include "lib/util/ntstatus.h"
 
@@ -25,6 +26,9 @@ bool casefold_preserve(const struct lp_share *share);
 
 /* a and b (UTF-8 names) are equal under the rule above */
 bool casefold_equal(const char *a, const char *b);
+
+/* A hash of name's keys: names that are casefold_equal hash alike */
+uint32_t casefold_hash(const char *name);
 
 /* name with each character lowered (towlower), for "preserve case = no" */
 char *casefold_lower(TALLOC_CTX *mem_ctx, const char *name);
