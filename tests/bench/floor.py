@@ -8,6 +8,9 @@ for it, with the same gnutls calls and the same kernel paths.
        TCP connection;
   put: receive 1 MiB, AES-128-GCM decrypt it in place (encrypt) or
        GMAC it (sign), pwrite it into a page-cache file.
+  the client of a get: receive 1 MiB and GMAC it (signed) or only
+       receive it: the least a client that checks what it gets spends
+       (smb2bench's own CPU per GiB is compared with this).
 
 The "server" is one process doing that loop; the peer is another that
 only sends or drains (its CPU is not counted).  CPU is the server
@@ -109,7 +112,8 @@ def serve(sock, path, direction, op, total):
                 got += n
             if op != 'none':
                 aes.run(buf, MIB, op)
-            os.pwritev(fd, [view], off)
+            if direction == 'put':
+                os.pwritev(fd, [view], off)
         done += MIB
     c1 = cpu()
     os.close(fd)
@@ -181,7 +185,9 @@ def main():
                  ('put', 'gmac', 'signed put'),
                  ('put', 'decrypt', 'encrypted put'),
                  ('get', 'none', 'plain get (copy)'),
-                 ('put', 'none', 'plain put (copy)')]
+                 ('put', 'none', 'plain put (copy)'),
+                 ('recv', 'gmac', 'client of a signed get (receive, GMAC)'),
+                 ('recv', 'none', 'client of a plain get (receive)')]
         results = {c[2]: [] for c in cells}
         for _ in range(a.rounds):
             for direction, op, name in cells:
