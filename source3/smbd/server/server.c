@@ -20,6 +20,7 @@
 #include "lib/util/nttime.h"
 #include "lib/util/sd_notify.h"
 #include "source3/smbd/session/budget.h"
+#include "source3/smbd/files/casefold_dirs.h"
 #include "source3/smbd/files/durable.h"
 #include "source3/smbd/session/logon_throttle.h"
 #include "source3/smbd/session/sidmap.h"
@@ -431,6 +432,8 @@ void smbd_server_stop(struct smbd_server *server)
 	}
 	/* before the file table they are listed in */
 	smbd_durable_shutdown(server);
+	/* the kept folder names and their inotify descriptor */
+	casefold_dirs_reset();
 }
 
 int smbd_server_run(struct smbd_server *server)
