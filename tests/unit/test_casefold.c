@@ -249,6 +249,20 @@ static bool tree_kept(const struct tree *t)
 	return kept;
 }
 
+/* A tree whose folders are kept, the cache emptied; else the test skips */
+static struct vfs_handle *kept_tree(TALLOC_CTX *ctx, struct tree *t,
+				    bool skip_anyway)
+{
+	struct vfs_handle *vfs = tree_make(ctx, t);
+
+	if (!tree_kept(t) || skip_anyway) {
+		tree_remove(t);
+		skip();
+	}
+	casefold_dirs_reset();
+	return vfs;
+}
+
 static void in_share(const struct tree *t, const char *name, char *p,
 		     size_t len)
 {
@@ -330,7 +344,7 @@ static void test_casefold__kept_dir_overflow(void **state)
 {
 	TALLOC_CTX *ctx = *state;
 	struct tree t;
-	struct vfs_handle *vfs = tree_make(ctx, &t);
+	struct vfs_handle *vfs = NULL;
 	struct casefold_dirs_counts c0, c1;
 	char name[64];
 	long queued = 16384;
@@ -341,11 +355,7 @@ static void test_casefold__kept_dir_overflow(void **state)
 		assert_int_equal(fscanf(f, "%ld", &queued), 1);
 		fclose(f);
 	}
-	if (!tree_kept(&t) || queued > 100000) {
-		tree_remove(&t);
-		skip();
-	}
-	casefold_dirs_reset();
+	vfs = kept_tree(ctx, &t, queued > 100000);
 	expect(ctx, vfs, "dir/X", "dir/X");
 	casefold_dirs_counts(&c0);
 	for (i = 0; i < queued + 10; i++) {
@@ -366,16 +376,11 @@ static void test_casefold__kept_dirs_bounded(void **state)
 {
 	TALLOC_CTX *ctx = *state;
 	struct tree t;
-	struct vfs_handle *vfs = tree_make(ctx, &t);
+	struct vfs_handle *vfs = kept_tree(ctx, &t, false);
 	struct casefold_dirs_counts c0, c1;
 	char name[64], want[64];
 	int i;
 
-	if (!tree_kept(&t)) {
-		tree_remove(&t);
-		skip();
-	}
-	casefold_dirs_reset();
 	casefold_dirs_counts(&c0);
 	for (i = 0; i < CFD_MAX_DIRS + 4; i++) {
 		snprintf(name, sizeof(name), "d%d", i);
