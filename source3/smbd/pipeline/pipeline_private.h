@@ -40,6 +40,9 @@ struct smbd_elem_out {
 	uint16_t sign_dialect, sign_alg;        /* normally the connection's */
 };
 
+/* response iovecs a compound carries in itself (a lone READ needs 3) */
+#define SMBD_OUT_INLINE_IOV 6
+
 struct smbd_compound {
 	struct smbd_compound *prev, *next;
 	struct smbd_conn *conn;
@@ -57,9 +60,10 @@ struct smbd_compound {
 	bool have_session;              /* the previous element had them */
 	bool have_tcon;
 	NTSTATUS related_status;
-	/* the response being assembled */
+	/* the response being assembled: out_inline, or its own array */
 	struct iovec *out;
 	int outcnt;
+	struct iovec out_inline[SMBD_OUT_INLINE_IOV];
 	size_t last_hdr;                /* out[] index of the last header */
 	size_t last_len;                /* bytes of the last element */
 	size_t out_bytes;               /* output promised so far */

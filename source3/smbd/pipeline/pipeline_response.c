@@ -103,11 +103,23 @@ uint8_t *smbd_pipeline_hdr(struct smbd_compound *c, NTSTATUS status,
 	return hdr;
 }
 
+/* Room for n more iovecs in c->out: in c itself while they fit */
 static bool out_grow(struct smbd_compound *c, int n)
 {
-	struct iovec *out = talloc_realloc(c, c->out, struct iovec,
-					   c->outcnt + n);
+	struct iovec *out = NULL;
 
+	if (c->out == NULL || c->out == c->out_inline) {
+		if (c->outcnt + n <= SMBD_OUT_INLINE_IOV) {
+			c->out = c->out_inline;
+			return true;
+		}
+		out = talloc_array(c, struct iovec, c->outcnt + n);
+		if (out != NULL && c->outcnt > 0) {
+			memcpy(out, c->out_inline, sizeof(*out) * c->outcnt);
+		}
+	} else {
+		out = talloc_realloc(c, c->out, struct iovec, c->outcnt + n);
+	}
 	if (out == NULL) {
 		return false;
 	}

@@ -15,10 +15,14 @@
 
 #define SMBD_SEND_MAX_IOV 1024
 
+/* iovecs a response's entry carries in itself (a lone READ needs 4) */
+#define SMBD_SEND_INLINE_IOV 6
+
 struct smbd_send_entry {
 	struct smbd_send_entry *prev, *next;
-	struct iovec *iov;
+	struct iovec *iov;              /* iov_inline, or its own array */
 	int iovcnt;
+	struct iovec iov_inline[SMBD_SEND_INLINE_IOV];
 	size_t bytes;
 	uint8_t nbt[4];
 	struct smbd_splice *splice;     /* splice mode: payload after iov */

@@ -61,11 +61,11 @@ void smbd_transport_queue_raw(struct smbd_transport *t, const uint8_t *bytes,
 {
 	struct smbd_send_entry *e = talloc_zero(t, struct smbd_send_entry);
 
-	if (e == NULL || (e->iov = talloc_array(e, struct iovec, 1)) == NULL) {
-		talloc_free(e);
+	if (e == NULL) {
 		smbd_conn_terminate(t->conn, "out of memory");
 		return;
 	}
+	e->iov = e->iov_inline;
 	memcpy(e->nbt, bytes, len < 4 ? len : 4);
 	e->iov[0] = (struct iovec){ .iov_base = e->nbt,
 				    .iov_len = len < 4 ? len : 4 };
@@ -95,7 +95,8 @@ static int transport_queue(struct smbd_conn *conn, const struct iovec *iov,
 		return -1;
 	}
 	talloc_steal(e, owner);
-	e->iov = talloc_array(e, struct iovec, iovcnt + 1);
+	e->iov = iovcnt + 1 <= SMBD_SEND_INLINE_IOV ? e->iov_inline :
+		talloc_array(e, struct iovec, iovcnt + 1);
 	if (e->iov == NULL) {
 		talloc_free(e);
 		return -1;
