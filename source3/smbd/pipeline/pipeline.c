@@ -235,7 +235,12 @@ bool smbd_compound_parse(struct smbd_compound *c, uint8_t *msg, size_t len)
 		smbd_compound_drop(c);
 		return false;
 	}
-	c->elems = talloc_zero_array(c, struct smbd_elem_out, c->count);
+	if (c->count == 1) {
+		c->elem_inline = (struct smbd_elem_out){ 0 };
+		c->elems = &c->elem_inline;
+	} else {
+		c->elems = talloc_zero_array(c, struct smbd_elem_out, c->count);
+	}
 	if (c->elems == NULL) {
 		smbd_compound_drop(c);
 		smbd_conn_terminate(conn, "out of memory");

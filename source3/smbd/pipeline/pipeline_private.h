@@ -88,6 +88,7 @@ struct smbd_compound {
 	struct smbd_sig_pre sig_pre;    /* a lone PDU's signature, checked */
 	const struct smbd_cmd *cmd;
 	struct smbd_elem_out *elems;    /* one per response element */
+	struct smbd_elem_out elem_inline; /* elems of a lone PDU */
 	int num_elems;
 	bool cur_sign;                  /* the current element's signing */
 	uint8_t cur_key[16];
