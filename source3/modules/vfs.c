@@ -284,6 +284,17 @@ struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
 					off, keep);
 }
 
+int vfs_next_map_read(struct vfs_module *m, struct vfs_fh *fh, size_t len,
+		      void **addr)
+{
+	m = m->next;
+	VFS_FIND(m, map_read);
+	if (m == NULL) {
+		return -ENOSYS;
+	}
+	return m->ops->map_read(m, fh, len, addr);
+}
+
 struct tevent_req *vfs_next_splice_write_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
@@ -889,6 +900,20 @@ struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
 int vfs_splice_read_recv(struct tevent_req *req, size_t *nspliced)
 {
 	return vfs_io_recv(req, nspliced);
+}
+
+int vfs_map_read(struct vfs_fh *fh, size_t len, void **addr)
+{
+	struct vfs_module *m = fh->vfs->top;
+
+	if (len == 0 || fh->is_path_only) {
+		return -EINVAL;
+	}
+	VFS_FIND(m, map_read);
+	if (m == NULL) {
+		return -ENOSYS;
+	}
+	return m->ops->map_read(m, fh, len, addr);
 }
 
 struct tevent_req *vfs_splice_write_send(TALLOC_CTX *mem_ctx,

@@ -206,6 +206,16 @@ struct vfs_ops {
 					       size_t len, uint64_t off,
 					       void *keep);
 	/*
+	 * Maps the first len bytes of the file's data read-only and shared
+	 * (mmap(2) PROT_READ, MAP_SHARED), so that READs can be answered
+	 * from the page cache without copying it first (files/read_map.c,
+	 * docs/architecture.md "Data path modes").  0 and *addr, or -errno;
+	 * -ENOSYS: this stack cannot (the bytes are not the file's pages:
+	 * vfs_noop, a stream), READ copies.  The caller munmaps.
+	 */
+	int (*map_read)(struct vfs_module *m, struct vfs_fh *fh, size_t len,
+			void **addr);
+	/*
 	 * Writes src[i].len bytes from each pipe src[i].pipe_rd in turn
 	 * to the file from off on (the splice write mode): all of it or
 	 * an error.  ENOSYS: this stack cannot; the caller reads the pipes
@@ -388,6 +398,8 @@ struct tevent_req *vfs_splice_read_send(TALLOC_CTX *mem_ctx,
 					struct vfs_fh *fh, int pipe_wr,
 					size_t len, uint64_t off, void *keep);
 int vfs_splice_read_recv(struct tevent_req *req, size_t *nspliced);
+/* 0 and *addr, or -errno (-ENOSYS: this stack cannot map; copy) */
+int vfs_map_read(struct vfs_fh *fh, size_t len, void **addr);
 struct tevent_req *vfs_splice_write_send(TALLOC_CTX *mem_ctx,
 					 struct tevent_context *ev,
 					 struct vfs_fh *fh,
@@ -528,6 +540,8 @@ struct tevent_req *vfs_next_splice_write_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
 	uint64_t off, void *keep);
+int vfs_next_map_read(struct vfs_module *m, struct vfs_fh *fh, size_t len,
+		      void **addr);
 struct tevent_req *vfs_next_splice_read_send(struct vfs_module *m,
 					     TALLOC_CTX *mem_ctx,
 					     struct tevent_context *ev,

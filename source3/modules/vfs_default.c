@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/param.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -124,6 +125,19 @@ static int default_fstat(struct vfs_module *m, struct vfs_fh *fh,
 			 struct statx *st)
 {
 	return default_fstatx(fh->fd, st);
+}
+
+/* no switch: the descriptor was opened for reading by its user */
+static int default_map_read(struct vfs_module *m, struct vfs_fh *fh,
+			    size_t len, void **addr)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fh->fd, 0);
+
+	if (p == MAP_FAILED) {
+		return -errno;
+	}
+	*addr = p;
+	return 0;
 }
 
 static int default_stat_beneath(struct vfs_module *m, const char *dir_path,
@@ -723,6 +737,7 @@ const struct vfs_ops vfs_default_ops = {
 	.pread_send = default_pread_send,
 	.splice_read_send = default_splice_read_send,
 	.splice_write_send = default_splice_write_send,
+	.map_read = default_map_read,
 	.pwrite_send = default_pwrite_send,
 	.fsync_send = default_fsync_send,
 	.opendir = default_opendir,

@@ -675,6 +675,16 @@ static struct tevent_req *error_splice_read_send(struct vfs_module *m,
 					 off, keep);
 }
 
+/* A mapping bypasses pread as splicing does */
+static int error_map_read(struct vfs_module *m, struct vfs_fh *fh,
+			  size_t len, void **addr)
+{
+	if (error_watches(m->private_data, VFS_ERROR_PREAD)) {
+		return -ENOSYS;
+	}
+	return vfs_next_map_read(m, fh, len, addr);
+}
+
 static struct tevent_req *error_splice_write_send(
 	struct vfs_module *m, TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 	struct vfs_fh *fh, const struct uring_splice_src *src, unsigned n,
@@ -696,6 +706,7 @@ const struct vfs_ops vfs_error_ops = {
 	.fsync_send = error_fsync_send,
 	.splice_read_send = error_splice_read_send,
 	.splice_write_send = error_splice_write_send,
+	.map_read = error_map_read,
 	.ftruncate = error_ftruncate,
 	.fallocate = error_fallocate,
 	.mkdirat = error_mkdirat,

@@ -73,6 +73,13 @@ static struct tevent_req *noop_splice_write_send(
 	return vfs_io_posted(mem_ctx, ev, ENOSYS, 0);
 }
 
+/* zeros are not the file's pages: READ copies them */
+static int noop_map_read(struct vfs_module *m, struct vfs_fh *fh,
+			 size_t len, void **addr)
+{
+	return -ENOSYS;
+}
+
 const struct vfs_ops vfs_noop_ops = {
 	.name = "noop",
 	.pread_send = noop_pread_send,
@@ -80,4 +87,5 @@ const struct vfs_ops vfs_noop_ops = {
 	.fsync_send = noop_fsync_send,
 	.splice_read_send = noop_splice_read_send,
 	.splice_write_send = noop_splice_write_send,
+	.map_read = noop_map_read,
 };

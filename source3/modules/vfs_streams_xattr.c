@@ -433,6 +433,16 @@ static struct tevent_req *sx_fsync_send(struct vfs_module *m,
 	return vfs_io_posted(mem_ctx, ev, 0, 0);
 }
 
+/* a stream's bytes are an xattr, not pages: READ copies */
+static int sx_map_read(struct vfs_module *m, struct vfs_fh *fh, size_t len,
+		       void **addr)
+{
+	if (fh->stream == NULL) {
+		return vfs_next_map_read(m, fh, len, addr);
+	}
+	return -ENOSYS;
+}
+
 /* no pages to lend: READ copies */
 static struct tevent_req *sx_splice_read_send(struct vfs_module *m,
 					      TALLOC_CTX *mem_ctx,
@@ -589,6 +599,7 @@ const struct vfs_ops vfs_streams_xattr_ops = {
 	.pwrite_send = sx_pwrite_send,
 	.fsync_send = sx_fsync_send,
 	.splice_read_send = sx_splice_read_send,
+	.map_read = sx_map_read,
 	.splice_write_send = sx_splice_write_send,
 	.ftruncate = sx_ftruncate,
 	.fallocate = sx_fallocate,

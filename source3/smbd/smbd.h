@@ -34,6 +34,7 @@ struct smbd_notify_ctx;
 struct smbd_open_notify;
 struct smbd_oplock_break;
 struct smbd_kernel_oplocks;
+struct smbd_read_map;
 struct smbd_lease;
 struct smbd_durable;
 struct smbd_durable_vfs;
@@ -111,6 +112,7 @@ struct smbd_stats {
 	uint64_t conns_accepted;
 	uint64_t logons, logons_failed;
 	uint64_t reads_spliced, sends_zerocopy;
+	uint64_t reads_mapped;                  /* files/read_map.c */
 };
 
 /* Upper bounds of the latency buckets, in microseconds (pipeline) */
@@ -175,6 +177,8 @@ struct smbd_server {
 	struct smbd_mangle_cache *mangle;
 	/* leases behind kernel oplocks (files/kernel_oplock.c), or NULL */
 	struct smbd_kernel_oplocks *kernel_oplocks;
+	/* mappings READs are answered from (files/read_map.c) */
+	struct smbd_read_map *read_maps;
 	size_t num_dying_sessions;      /* torn down, not yet freed */
 	size_t channel_waiters;         /* pipelines in channel_wait */
 	/*
@@ -451,6 +455,8 @@ struct smbd_open {
 	 * oplock_level is NONE and the CREATE answered LEASE.
 	 */
 	struct smbd_lease *lease;
+	/* the mapping READs of this open are answered from, or NULL */
+	struct smbd_read_map *read_map;
 };
 
 /*
@@ -499,6 +505,12 @@ struct smbd_request {
 	 * (smbd_response.splice_pipe).
 	 */
 	bool may_splice;
+	/*
+	 * The response will not be encrypted (encryption works in place):
+	 * READ may answer from read-only memory, a mapping of the file
+	 * (files/read_map.c).
+	 */
+	bool may_map;
 	/*
 	 * A WRITE whose data the transport received into pipes (splice
 	 * write mode; pdu->ext_len bytes).  Owned by the compound: WRITE

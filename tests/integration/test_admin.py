@@ -430,7 +430,8 @@ def test_metrics_parse_and_move(admin_server, tmp_path):
                 "ringsmb_credits_granted", "ringsmb_uring_submissions",
                 "ringsmb_uring_completions", "ringsmb_crypto_pool_queued",
                 "ringsmb_open_files", "ringsmb_connections",
-                "ringsmb_spliced_reads", "ringsmb_zerocopy_sends"):
+                "ringsmb_spliced_reads", "ringsmb_zerocopy_sends",
+                "ringsmb_mapped_reads"):
         assert fam in before, sorted(before)
     payload = os.urandom(1 << 20)
     src = tmp_path / "up.bin"

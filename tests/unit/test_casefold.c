@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "source3/smbd/files/casefold.c"
 #include "source3/smbd/files/casefold_dirs.c"
+#include "source3/smbd/files/local_fs.c"
 #include "tests/unit/unit.h"
 
 /* base/sh is the share, base/sh2 a sibling outside it */
@@ -244,7 +245,7 @@ static bool tree_kept(const struct tree *t)
 	bool kept;
 
 	assert_true(fd >= 0);
-	kept = cfd_local_fs(fd);
+	kept = smbd_local_fs(fd);
 	close(fd);
 	return kept;
 }

@@ -21,6 +21,12 @@
  * can change pages already lent to the socket; copy otherwise.  A local
  * process writing the file still can (docs/architecture.md).
  *
+ * mapped (auto, a READ that is not spliced: signed, in a compound, no
+ * pipe free or no ring; not encrypted): the payload points into a
+ * read-only mapping of the file held under a read lease
+ * (files/read_map.h), so the bytes are not copied before they are
+ * signed and sent.  When the conditions there do not hold, copy.
+ *
  * zerocopy: as copy, sent with SENDMSG_ZC; with "io_uring:registered
  * buffers" the buffer comes from the worker's registered pool when one
  * is free (READ_FIXED, then SEND_ZC from the fixed buffer).
@@ -34,6 +40,7 @@
 #include "source3/smbd/commands/pipe.h"
 #include "source3/smbd/files/share_mode.h"
 #include "source3/smbd/files/brlock.h"
+#include "source3/smbd/files/read_map.h"
 #include "source3/smbd/transport/splice_pipe.h"
 #include "lib/param/param.h"
 #include "lib/uring/uring.h"
@@ -45,6 +52,7 @@ struct smb2_read_state {
 	struct smbd_open *open;         /* for its position */
 	uint8_t *buf;
 	void *buf_owner;                /* buf, or its registered buffer */
+	const uint8_t *mapped;          /* mapped: the bytes, owned by buf_owner */
 	struct tevent_req *copy;        /* copy mode: the VFS read in flight */
 	int regbufs;                    /* "io_uring:registered buffers" */
 	struct smbd_splice *sp;         /* splice mode: the pipes */
@@ -61,6 +69,8 @@ struct smb2_read_state {
 
 static void smb2_read_done(struct tevent_req *subreq);
 static void smb2_read_spliced(struct tevent_req *subreq);
+static void smb2_read_finish(struct tevent_req *req,
+			     struct smb2_read_state *state);
 
 /* Checks in MS-SMB2 3.3.5.12 order, plus the I/O range. */
 static NTSTATUS smb2_read_check(const struct smbd_request *req,
@@ -103,7 +113,8 @@ static bool smb2_read_respond(struct tevent_req *req,
 		state->sp = NULL;
 		return true;
 	}
-	state->rsp.payload = state->buf;
+	state->rsp.payload = state->mapped != NULL ? state->mapped :
+			     state->buf;
 	state->rsp.payload_len = state->nread;
 	state->rsp.payload_owner = state->buf_owner;
 	state->rsp.zerocopy = state->zerocopy &&
@@ -254,6 +265,28 @@ static void smb2_read_finish(struct tevent_req *req,
 	tevent_req_done(req);
 }
 
+/*
+ * mapped: the bytes are in the file's mapping already (read_map.h), and
+ * the READ is answered at once.  false: copy it.
+ */
+static bool smb2_read_mapped(struct tevent_req *req,
+			     struct smb2_read_state *state,
+			     const struct smbd_request *sreq)
+{
+	state->mapped = smbd_read_map_get(state, sreq, state->r.offset,
+					  state->r.length, &state->nread,
+					  &state->buf_owner);
+	if (state->mapped == NULL) {
+		return false;
+	}
+	if (smb2_read_short(state)) {
+		tevent_req_nterror(req, NT_STATUS_END_OF_FILE);
+		return true;
+	}
+	smb2_read_finish(req, state);
+	return true;
+}
+
 struct tevent_req *smbd_read_send(TALLOC_CTX *mem_ctx,
 				  struct tevent_context *ev,
 				  struct smbd_request *req)
@@ -297,6 +330,9 @@ struct tevent_req *smbd_read_send(TALLOC_CTX *mem_ctx,
 	if (state->sp != NULL) {
 		return smb2_read_splice_all(result, state) ? result :
 			tevent_req_post(result, ev);
+	}
+	if (smb2_read_mapped(result, state, req)) {
+		return result;          /* answered: see element_run */
 	}
 	subreq = smb2_read_copy(result, state);
 	return subreq != NULL ? result : tevent_req_post(result, ev);

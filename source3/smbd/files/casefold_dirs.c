@@ -42,11 +42,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/casefold.h"
 #include "source3/smbd/files/casefold_dirs.h"
+#include "source3/smbd/files/local_fs.h"
 
 #define CFD_MAX_DIRS 256
 /* memory for names over all directories, counting malloc's own 16 bytes */
@@ -321,30 +321,6 @@ static bool cfd_drain(void)
 	return false;
 }
 
-/* Does every change to a directory on fd's file system reach inotify? */
-static bool cfd_local_fs(int fd)
-{
-	static const long kinds[] = {
-		0xEF53,                 /* ext2, ext3, ext4 */
-		0x58465342,             /* xfs */
-		0x9123683E,             /* btrfs */
-		0x01021994,             /* tmpfs */
-		0xF2F52010,             /* f2fs */
-	};
-	struct statfs sf;
-	size_t i;
-
-	if (fstatfs(fd, &sf) != 0) {
-		return false;
-	}
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if ((long)sf.f_type == kinds[i]) {
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool cfd_have_fd(void)
 {
 	if (cfd.fd == -1) {
@@ -364,7 +340,7 @@ static struct cfd_dir *cfd_new(struct vfs_fh *dir, uint64_t dev,
 	struct cfd_dir *d = NULL;
 	int wd;
 
-	if (!cfd_local_fs(dir->fd)) {
+	if (!smbd_local_fs(dir->fd)) {
 		return NULL;
 	}
 	if (cfd.ndirs >= CFD_MAX_DIRS) {

@@ -24,6 +24,7 @@
 #include "source3/smbd/files/filename.h"
 #include "source3/smbd/files/ntacl.h"
 #include "source3/smbd/files/open_files.h"
+#include "source3/smbd/files/read_map.h"
 
 /* Access bits that need the file's data, as opposed to its metadata */
 #define CREATE_DATA_ACCESS (SMB2_FILE_READ_DATA | SMB2_FILE_EXECUTE)
@@ -521,12 +522,20 @@ static NTSTATUS use_existing(struct smbd_tcon *tcon,
 static NTSTATUS open_lease_blocked(TALLOC_CTX *mem_ctx,
 				   struct smbd_tcon *tcon,
 				   const struct smbd_create_params *p,
-				   struct smbd_create_result *out)
+				   struct smbd_create_result *out,
+				   bool *again)
 {
 	struct smbd_server *server = tcon->session->conn->server;
 	NTSTATUS status = vfs_openat(mem_ctx, tcon->vfs, p->path, O_PATH,
 				     &out->fh, &out->st);
 
+	if (NT_STATUS_IS_OK(status) &&
+	    smbd_read_map_yield(server, &out->st)) {
+		/* the lease was our mapped reads': gone, open again */
+		TALLOC_FREE(out->fh);
+		*again = true;
+		return NT_STATUS_NETWORK_BUSY;
+	}
 	if (NT_STATUS_IS_OK(status)) {
 		status = check_existing(p, &out->st);
 	}
@@ -792,7 +801,18 @@ NTSTATUS smbd_create_open(TALLOC_CTX *mem_ctx, struct smbd_tcon *tcon,
 		status = open_folded(mem_ctx, tcon, &q, status, out);
 		status = open_mangled(mem_ctx, tcon, &q, status, out);
 		if (NT_STATUS_EQUAL(status, NT_STATUS_NETWORK_BUSY)) {
-			status = open_lease_blocked(mem_ctx, tcon, &q, out);
+			bool again = false;
+
+			status = open_lease_blocked(mem_ctx, tcon, &q, out,
+						    &again);
+			if (again && tries + 1 < 3) {
+				q.path = p->path;
+				out->path = NULL;
+				continue;
+			}
+			if (again) {
+				status = NT_STATUS_SHARING_VIOLATION;
+			}
 			break;
 		}
 		if (NT_STATUS_IS_OK(status) &&

@@ -21,6 +21,7 @@
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/kernel_oplock.h"
 #include "source3/smbd/files/oplock.h"
+#include "source3/smbd/files/read_map.h"
 #include "source3/smbd/files/share_mode.h"
 
 /* A blocked file not asked about again for this long is forgotten */
@@ -149,6 +150,10 @@ static void ko_signal(struct tevent_context *ev, struct tevent_signal *se,
 		NULL;
 	struct smbd_open *open = NULL;
 
+	if (l == NULL && info != NULL &&
+	    smbd_read_map_break(ko->server, info->si_fd)) {
+		return;                         /* a mapped reads' lease */
+	}
 	if (l == NULL) {
 		/* released (acknowledged, closed) before we got here */
 		DBG_DEBUG("lease break signal for fd %d: no lease held\n",
@@ -219,6 +224,11 @@ static struct smbd_kernel_oplocks *ko_get(struct smbd_server *server)
 	server->kernel_oplocks = ko;
 	talloc_set_destructor(ko, ko_destructor);
 	return ko;
+}
+
+bool smbd_kernel_oplock_signal(struct smbd_server *server)
+{
+	return ko_get(server) != NULL;
 }
 
 /* ---- grant and release ---- */

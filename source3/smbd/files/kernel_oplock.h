@@ -41,6 +41,13 @@
 bool smbd_kernel_oplocks(const struct lp_share *share);
 
 /*
+ * Catch SMBD_LEASE_SIGNAL from now on (before any F_SETSIG: an uncaught
+ * real-time signal ends the process).  Its breaks of leases that are
+ * not oplocks' go to read_map.c.  false: it cannot be caught.
+ */
+bool smbd_kernel_oplock_signal(struct smbd_server *server);
+
+/*
  * CREATE decided to grant level on fh, an open on tcon's share of the
  * file st: on a kernel oplocks share, take the lease that backs an
  * EXCLUSIVE/BATCH oplock.  Returns the level to grant (NONE when the

@@ -19,12 +19,14 @@
 #include "source3/smbd/files/dosmode.h"
 #include "source3/smbd/files/filename.h"
 #include "source3/smbd/files/open_files.h"
+#include "source3/smbd/files/read_map.h"
 
 static int smbd_open_destructor(struct smbd_open *open)
 {
 	struct smbd_tcon *tcon = open->tcon;
 
 	smbd_csn_open_gone(open);
+	smbd_read_map_open_gone(open);
 	/* before the file goes: its held write time goes to disk */
 	smbd_write_time_close(open);
 	smbd_file_detach(open);

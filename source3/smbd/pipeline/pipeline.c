@@ -729,6 +729,7 @@ static bool element_run(struct smbd_compound *c)
 	}
 	c->req->may_splice = c->count == 1 && c->crypto == NULL &&
 			     !c->cur_sign;
+	c->req->may_map = c->crypto == NULL;
 	c->req->may_go_async = c->cur + 1 == c->count &&
 			       c->conn->pipeline->num_pending < SMBD_MAX_ASYNC;
 	held = element_hold(c->req, pdu->hdr.command);

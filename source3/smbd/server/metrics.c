@@ -145,6 +145,8 @@ static const struct {
 	  "Logons that failed."),
 	C("ringsmb_spliced_reads_total", reads_spliced,
 	  "READs answered from a pipe (smb2 read mode = splice)."),
+	C("ringsmb_mapped_reads_total", reads_mapped,
+	  "READs answered from a mapping of the file (files/read_map.c)."),
 	C("ringsmb_zerocopy_sends_total", sends_zerocopy,
 	  "Responses sent with SENDMSG_ZC (smb2 read mode = zerocopy)."),
 #undef C
