@@ -167,6 +167,17 @@ int smb2_encrypt_seal(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 		      uint8_t transform_hdr[52], struct iovec *iov, int iovcnt);
 
 /*
+ * _seal, but the plaintext stays as it is (read-only memory: a READ's
+ * payload in a mapping of the file) and the ciphertext goes to out,
+ * which must hold OriginalMessageSize bytes plus 16 (the tag's room; the
+ * tag itself goes to the header).  One pass over the plaintext for GCM;
+ * CCM gathers it first inside gnutls.
+ */
+int smb2_encrypt_seal_to(uint16_t cipher_id, const uint8_t *key,
+			 size_t key_len, uint8_t transform_hdr[52],
+			 const struct iovec *iov, int iovcnt, uint8_t *out);
+
+/*
  * Verify and decrypt in place a received message whose TRANSFORM_HEADER
  * was already checked (smb2_transform_pull).  The iovecs must hold
  * exactly OriginalMessageSize bytes.  Returns 0, -EINVAL, or -EBADMSG

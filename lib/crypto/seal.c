@@ -139,6 +139,43 @@ int smb2_encrypt_seal(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 	return seal_hdr(cipher_id, key, key_len, transform_hdr, iov, iovcnt);
 }
 
+int smb2_encrypt_seal_to(uint16_t cipher_id, const uint8_t *key,
+			 size_t key_len, uint8_t transform_hdr[52],
+			 const struct iovec *iov, int iovcnt, uint8_t *out)
+{
+	uint8_t *hdr = transform_hdr;
+	gnutls_aead_cipher_hd_t h = NULL;
+	giovec_t aad = {
+		.iov_base = hdr + SMB2_TF_AAD_OFS,
+		.iov_len = SMB2_TF_AAD_SIZE,
+	};
+	uint32_t len = 0;
+	size_t out_len = 0;
+	bool owned = false;
+	int ret = msg_len(iov, iovcnt, &len);
+
+	if (ret == 0) {
+		ret = aead_open(cipher_id, key, key_len, &h, &owned);
+	}
+	if (ret != 0) {
+		return ret;
+	}
+	out_len = (size_t)len + SMB2_TF_SIGNATURE_SIZE;
+	/* giovec_t is struct iovec (gnutls.h) */
+	if (gnutls_aead_cipher_encryptv(h, hdr + SMB2_TF_OFS_NONCE,
+			smb2_cipher_nonce_len(cipher_id), &aad, 1,
+			SMB2_TF_SIGNATURE_SIZE, (const giovec_t *)iov, iovcnt,
+			out, &out_len) != 0 ||
+	    out_len != (size_t)len + SMB2_TF_SIGNATURE_SIZE) {
+		ret = -EIO;
+	} else {
+		memcpy(hdr + SMB2_TF_OFS_SIGNATURE, out + len,
+		       SMB2_TF_SIGNATURE_SIZE);
+	}
+	aead_release(h, owned);
+	return ret;
+}
+
 int smb2_encrypt(uint16_t cipher_id, const uint8_t *key, size_t key_len,
 		 uint8_t transform_hdr[52], struct iovec *iov, int iovcnt,
 		 uint64_t session_id, struct smb2_nonce_gen *ng)

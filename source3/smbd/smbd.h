@@ -506,12 +506,6 @@ struct smbd_request {
 	 */
 	bool may_splice;
 	/*
-	 * The response will not be encrypted (encryption works in place):
-	 * READ may answer from read-only memory, a mapping of the file
-	 * (files/read_map.c).
-	 */
-	bool may_map;
-	/*
 	 * A WRITE whose data the transport received into pipes (splice
 	 * write mode; pdu->ext_len bytes).  Owned by the compound: WRITE
 	 * empties it into the file, or leaves it to be closed.
@@ -548,6 +542,11 @@ struct smbd_response {
 	size_t splice_len;
 	/* zerocopy read mode: send the payload with SENDMSG_ZC */
 	bool zerocopy;
+	/*
+	 * The payload is read-only memory (a mapped READ): encryption
+	 * writes the ciphertext elsewhere.
+	 */
+	bool payload_ro;
 };
 
 typedef struct tevent_req *(*smbd_cmd_send_fn)(TALLOC_CTX *mem_ctx,

@@ -6,7 +6,8 @@ The bytes must be the file's whatever happens around them: a local
 process opening the file for writing or truncating it (the lease breaks,
 the writer goes on at once, no READ faults), an SMB client opening it for
 writing (our own lease is given up, the CREATE is not kept waiting),
-encrypted sessions and kernel oplocks shares (never mapped).  Whether a
+encrypted sessions (the ciphertext is written elsewhere), kernel oplocks
+shares (never mapped).  Whether a
 READ was mapped is read from the server's log (level 2).  ringsmb only.
 """
 import os
@@ -20,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import accounts
-from conftest import (TARGET, VARIANTS, finish_server, make_scratch_dir,
-                      make_server, tool_binary)
+from conftest import (SMBCLIENT, TARGET, VARIANTS, finish_server,
+                      make_scratch_dir, make_server, tool_binary)
 
 smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
@@ -131,8 +132,9 @@ def test_signed_reads_same_bytes(mserver, share):
     assert mapped == (1 if share == "rmap" and mserver.maps else 0)
 
 
-def test_encrypted_reads_not_mapped(mserver):
-    """Encryption works in place: never over the mapping."""
+def test_encrypted_reads_mapped(mserver):
+    """Encrypted READs are mapped too: the ciphertext goes to a buffer of
+    its own and the mapping is only read (a write to it would fault)."""
     data = pattern(3 * MiB, seed=5)
     put(mserver, "enc.bin", data)
     before = count(mserver, MAPPED)
@@ -140,8 +142,28 @@ def test_encrypted_reads_not_mapped(mserver):
         f = c.open("enc.bin", access=READ_ONLY)
         assert f.read(0, 3 * MiB) == data
         assert f.read(MiB + 1, MiB) == data[MiB + 1:2 * MiB + 1]
+        assert f.read(3 * MiB - MIN, MiB) == data[3 * MiB - MIN:]
         f.close()
-    assert count(mserver, MAPPED) == before
+    assert count(mserver, MAPPED) == before + (1 if mserver.maps else 0)
+    assert (mserver.wdir / "enc.bin").read_bytes() == data
+
+
+@pytest.mark.parametrize("cipher", ("AES-128-CCM", "AES-128-GCM",
+                                    "AES-256-CCM", "AES-256-GCM"))
+def test_smbclient_encrypted_get(mserver, tmp_path, cipher):
+    """smbclient's encrypted get of a mapped file, every cipher: the same
+    bytes as on disk."""
+    data = pattern(5 * MiB + 3, seed=7)
+    put(mserver, "encget.bin", data)
+    dst = tmp_path / "encget.bin"
+    p = subprocess.run(
+        [SMBCLIENT, "//127.0.0.1/rmap", "-p", str(mserver.port), "-U",
+         "%s%%%s" % (USER, PASSWORD), "--option=client smb encrypt=required",
+         "--option=client smb3 encryption algorithms=%s" % cipher,
+         "-c", "get encget.bin %s" % dst],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    assert p.returncode == 0, p.stdout
+    assert dst.read_bytes() == data
 
 
 def _local_open_for_writing(path, out):

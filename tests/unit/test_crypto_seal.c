@@ -466,6 +466,88 @@ static void test_seal__roundtrip_large(void **state)
 	talloc_free(tmp);
 }
 
+/* [ENC311] again, out of place: the plaintext is left as it was (a
+ * read-only mapping) and the published ciphertext lands in out. */
+static void test_seal__gcm311_to(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(*state);
+	uint8_t *key = unhex(tmp, "A2F5E80E5D59103034F32E52F698E5EC", NULL);
+	struct smb2_nonce_gen ng = { .ready = true,
+				     .counter = 0x48AF9C262D82D6C7ULL,
+				     .fixed = { 0x90, 0x4C, 0x66, 0x4C } };
+	uint8_t tf[SMB2_TRANSFORM_HDR_SIZE];
+	struct iovec msg;
+	uint8_t *plain = unhex(tmp, enc311_plain, &msg.iov_len);
+	uint8_t *keep = talloc_memdup(tmp, plain, msg.iov_len);
+	uint8_t *out = talloc_size(tmp, msg.iov_len + 16);
+	uint16_t gcm = SMB2_ENCRYPTION_AES128_GCM;
+
+	msg.iov_base = plain;
+	assert_int_equal(smb2_encrypt_prepare(gcm, 16, tf, &msg, 1,
+					      0x100000000025ULL, &ng), 0);
+	assert_int_equal(smb2_encrypt_seal_to(gcm, key, 16, tf, &msg, 1, out),
+			 0);
+	assert_transformed(tf, out, msg.iov_len, enc311_transformed);
+	assert_memory_equal(plain, keep, msg.iov_len);
+	assert_int_equal(smb2_encrypt_seal_to(gcm, key, 15, tf, &msg, 1, out),
+			 -EINVAL);
+	talloc_free(tmp);
+}
+
+/*
+ * Every cipher: out of place over scattered iovecs gives the bytes and
+ * tag that in place gives, and decrypts back.
+ */
+static void test_seal__to_matches_in_place(void **state)
+{
+	TALLOC_CTX *tmp = talloc_new(*state);
+	const size_t len = SMB2_HDR_SIZE + 16 + (1 << 20) + 5;
+	uint8_t *a = talloc_size(tmp, len);
+	uint8_t *b = NULL;
+	uint8_t *out = talloc_size(tmp, len + 16);
+	uint8_t key[32] = { 0x11, 0x22, 0x33 };
+	uint8_t tfa[SMB2_TRANSFORM_HDR_SIZE], tfb[SMB2_TRANSFORM_HDR_SIZE];
+	struct iovec flat = { a, len };
+	struct iovec many[4];
+	struct smb2_nonce_gen ng;
+	size_t c, i;
+
+	for (c = 0; c < 4; c++) {
+		uint16_t cipher = all_ciphers[c];
+		size_t klen = smb2_cipher_key_len(cipher);
+
+		for (i = 0; i < len; i++) {
+			a[i] = (uint8_t)(i * 31 + (i >> 12));
+		}
+		b = talloc_memdup(tmp, a, len);
+		many[0] = (struct iovec){ b, SMB2_HDR_SIZE };
+		many[1] = (struct iovec){ b + 64, 16 };
+		many[2] = (struct iovec){ b + 80, 4099 };
+		many[3] = (struct iovec){ b + 4179, len - 4179 };
+		assert_int_equal(smb2_nonce_gen_init(&ng), 0);
+		assert_int_equal(smb2_encrypt_prepare(cipher, klen, tfa, &flat,
+						      1, 7, &ng), 0);
+		memcpy(tfb, tfa, sizeof(tfb));
+		assert_int_equal(smb2_encrypt_seal_to(cipher, key, klen, tfb,
+						      many, 4, out), 0);
+		assert_int_equal(smb2_encrypt_seal(cipher, key, klen, tfa,
+						   &flat, 1), 0);
+		assert_memory_equal(tfa, tfb, sizeof(tfa));
+		assert_memory_equal(out, a, len);
+		/* b, the plaintext, untouched */
+		for (i = 0; i < len; i++) {
+			assert_int_equal(b[i], (uint8_t)(i * 31 + (i >> 12)));
+		}
+		flat.iov_base = out;
+		assert_int_equal(smb2_decrypt(cipher, key, klen, tfb, &flat,
+					      1), 0);
+		assert_memory_equal(out, b, len);
+		flat.iov_base = a;
+		talloc_free(b);
+	}
+	talloc_free(tmp);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, unit_setup, unit_teardown)
 
 int main(void)
@@ -475,6 +557,8 @@ int main(void)
 		T(test_seal__ccm30_decrypt),
 		T(test_seal__gcm311_encrypt),
 		T(test_seal__gcm311_two_steps),
+		T(test_seal__gcm311_to),
+		T(test_seal__to_matches_in_place),
 		T(test_seal__gcm311_decrypt),
 		T(test_seal__aes256),
 		T(test_seal__bad_tag),

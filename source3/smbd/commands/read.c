@@ -21,11 +21,12 @@
  * can change pages already lent to the socket; copy otherwise.  A local
  * process writing the file still can (docs/architecture.md).
  *
- * mapped (auto, a READ that is not spliced: signed, in a compound, no
- * pipe free or no ring; not encrypted): the payload points into a
+ * mapped (auto, a READ that is not spliced: signed, encrypted, in a
+ * compound, no pipe free or no ring): the payload points into a
  * read-only mapping of the file held under a read lease
  * (files/read_map.h), so the bytes are not copied before they are
- * signed and sent.  When the conditions there do not hold, copy.
+ * signed and sent, or encrypted into a buffer of the encryption's own
+ * (payload_ro).  When the conditions there do not hold, copy.
  *
  * zerocopy: as copy, sent with SENDMSG_ZC; with "io_uring:registered
  * buffers" the buffer comes from the worker's registered pool when one
@@ -117,6 +118,7 @@ static bool smb2_read_respond(struct tevent_req *req,
 			     state->buf;
 	state->rsp.payload_len = state->nread;
 	state->rsp.payload_owner = state->buf_owner;
+	state->rsp.payload_ro = state->mapped != NULL;
 	state->rsp.zerocopy = state->zerocopy &&
 		state->nread >= (size_t)state->min_size;
 	return true;

@@ -213,7 +213,7 @@ static bool open_may_map(const struct smbd_request *req)
 	const struct smbd_open *open = req->open;
 	const struct lp_share *share = req->tcon->share;
 
-	return req->may_map && share->read_mode == LP_READ_MODE_AUTO &&
+	return share->read_mode == LP_READ_MODE_AUTO &&
 	       !smbd_kernel_oplocks(share) && open->fh != NULL &&
 	       !open->fh->is_path_only && open->fh->stream == NULL &&
 	       open->file != NULL && !smbd_file_has_writer(open->file);

@@ -6,6 +6,11 @@
  * (docs/architecture.md, "Data path modes"; docs/performance.md,
  * "Mapped reads").
  *
+ * An encrypted READ makes two passes instead of three as well: the
+ * encryption reads the mapping and writes the ciphertext to a buffer of
+ * its own (smbd_response.payload_ro, lib/crypto smb2_encrypt_seal_to),
+ * instead of a copy into a buffer encrypted in place.
+ *
  * The mapping is only read while a Linux read lease (fcntl(2) F_SETLEASE
  * F_RDLCK) on the open's descriptor is held: the kernel grants it only
  * while no descriptor of the file is open for writing anywhere, and
@@ -16,8 +21,8 @@
  * (SIGBUS) on a truncated file.
  *
  * - Which READs: "smb2 read mode = auto" (the default), at least "min
- *   splice size" bytes, not encrypted (encryption works in place), on a
- *   local file system (local_fs.h: a lease on NFS or FUSE does not hold
+ *   splice size" bytes, not spliced (signed, encrypted, in a compound, no
+ *   pipe or ring), on a local file system (local_fs.h: a lease on NFS or FUSE does not hold
  *   off other machines), not on a "kernel oplocks" share (its leases are
  *   the oplocks'), through a VFS stack whose data are the file's pages
  *   (vfs_map_read), no open of the file on this server with write or

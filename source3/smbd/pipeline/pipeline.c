@@ -729,7 +729,6 @@ static bool element_run(struct smbd_compound *c)
 	}
 	c->req->may_splice = c->count == 1 && c->crypto == NULL &&
 			     !c->cur_sign;
-	c->req->may_map = c->crypto == NULL;
 	c->req->may_go_async = c->cur + 1 == c->count &&
 			       c->conn->pipeline->num_pending < SMBD_MAX_ASYNC;
 	held = element_hold(c->req, pdu->hdr.command);
@@ -988,7 +987,7 @@ static void compound_finish(struct smbd_compound *c)
 		/* the transport (or the crypto pool) owns c from here */
 		smbd_crypto_send(conn, c, c->out, c->outcnt, c->elems,
 				 c->num_elems, c->crypto, c->crypto_session_id,
-				 c->zerocopy);
+				 c->zerocopy, c->payload_ro);
 	}
 	if (!conn->terminating) {
 		smbd_sessions_reap(conn);

@@ -121,7 +121,8 @@ bool smbd_async_start(struct smbd_compound *c, struct tevent_req *subreq,
 	return true;
 }
 
-static void async_send(struct smbd_async *a, struct iovec *iov, int n)
+static void async_send(struct smbd_async *a, struct iovec *iov, int n,
+		       bool payload_ro)
 {
 	struct smbd_conn *conn = a->p->conn;
 	struct smbd_elem_out e = {
@@ -131,7 +132,7 @@ static void async_send(struct smbd_async *a, struct iovec *iov, int n)
 
 	memcpy(e.key, a->key, sizeof(e.key));
 	smbd_crypto_send(conn, a, iov, n, &e, 1, a->crypto,
-			 a->crypto_session_id, false);
+			 a->crypto_session_id, false, payload_ro);
 	crypto_wipe(e.key, sizeof(e.key));
 }
 
@@ -189,7 +190,7 @@ static void async_finished(struct tevent_req *subreq)
 	talloc_set_destructor(a, NULL);
 	DLIST_REMOVE_SIMPLE(a->p->pending, a);
 	a->p->num_pending--;
-	async_send(a, iov, n);
+	async_send(a, iov, n, rsp.payload_ro);
 }
 
 /*

@@ -32,6 +32,7 @@
 #include "lib/util/debug.h"
 #include "lib/util/jobpool.h"
 #include "lib/uring/uring.h"
+#include "lib/smb2/transform.h"
 #include "source3/smbd/pipeline/encryption.h"
 #include "source3/smbd/pipeline/pipeline_private.h"
 #include "source3/smbd/transport/transport.h"
@@ -363,6 +364,8 @@ struct seal_job {
 	size_t key_len;
 	size_t bytes;
 	bool zerocopy;
+	/* a read-only payload: the ciphertext goes here, then replaces iov */
+	uint8_t *ct;
 	int ret;
 };
 
@@ -371,6 +374,15 @@ static void seal_fn(void *arg)
 	struct seal_job *j = arg;
 	int i;
 
+	if (j->key_len != 0 && j->ct != NULL) {
+		j->ret = smb2_encrypt_seal_to(j->cipher_id, j->key, j->key_len,
+					      j->iov[0].iov_base, j->iov + 1,
+					      j->iovcnt - 1, j->ct);
+		/* the TRANSFORM header, then the ciphertext */
+		j->iov[1] = (struct iovec){ j->ct, j->bytes };
+		j->iovcnt = 2;
+		return;
+	}
 	if (j->key_len != 0) {
 		j->ret = smb2_encrypt_seal(j->cipher_id, j->key, j->key_len,
 					   j->iov[0].iov_base, j->iov + 1,
@@ -390,15 +402,25 @@ static void seal_fn(void *arg)
 	}
 }
 
-/* In the loop thread: the TRANSFORM header, with the next nonce. */
+/*
+ * In the loop thread: the TRANSFORM header, with the next nonce, and for
+ * a read-only payload the ciphertext's buffer (j->bytes of message and
+ * the tag's room).
+ */
 static int seal_prepare(struct seal_job *j, struct smbd_crypto *crypto,
-			uint64_t session_id)
+			uint64_t session_id, bool payload_ro)
 {
 	int ret = smbd_encrypt_prepare(j->owner, crypto, session_id, j->iov,
 				       j->iovcnt, &j->iov, &j->iovcnt);
 
 	if (ret != 0) {
 		return ret;
+	}
+	if (payload_ro) {
+		j->ct = talloc_size(j->owner, j->bytes + SMB2_TF_SIGNATURE_SIZE);
+		if (j->ct == NULL) {
+			return -ENOMEM;
+		}
 	}
 	j->cipher_id = crypto->cipher_id;
 	j->key_len = crypto->keys.cipher_key_len;
@@ -496,7 +518,7 @@ void smbd_crypto_send(struct smbd_conn *conn, void *owner,
 		      struct iovec *iov, int iovcnt,
 		      const struct smbd_elem_out *elems, int num_elems,
 		      struct smbd_crypto *crypto, uint64_t crypto_session_id,
-		      bool zerocopy)
+		      bool zerocopy, bool payload_ro)
 {
 	struct seal_job inline_job = {}, *j = &inline_job;
 	size_t bytes = iov_bytes(iov, iovcnt);
@@ -520,7 +542,7 @@ void smbd_crypto_send(struct smbd_conn *conn, void *owner,
 		.num_elems = num_elems, .bytes = bytes, .zerocopy = zerocopy,
 	};
 	if (crypto != NULL &&
-	    seal_prepare(j, crypto, crypto_session_id) != 0) {
+	    seal_prepare(j, crypto, crypto_session_id, payload_ro) != 0) {
 		if (j != &inline_job) {
 			talloc_free(j);
 		}

@@ -73,6 +73,7 @@ struct smbd_compound {
 	struct smbd_splice *in_splice;
 	size_t in_splice_payload;       /* its bytes in the pipes */
 	bool zerocopy;                  /* a payload to send SENDMSG_ZC */
+	bool payload_ro;                /* a payload in read-only memory */
 	size_t splice_len;
 	struct smbd_request *req;
 	struct tevent_req *subreq;      /* the running command */
@@ -170,12 +171,15 @@ bool smbd_crypto_rx_verify(struct smbd_compound *c);
  * Signs each element of iov that elems asks to (or, crypto set, encrypts
  * the whole) and queues it on the transport, which takes owner (holding
  * every buffer of iov).  Large responses go to the pool first.
+ * payload_ro: some of iov is read-only (a mapped READ's payload), so an
+ * encryption writes the ciphertext to a buffer of its own, and that is
+ * what is sent.
  */
 void smbd_crypto_send(struct smbd_conn *conn, void *owner,
 		      struct iovec *iov, int iovcnt,
 		      const struct smbd_elem_out *elems, int num_elems,
 		      struct smbd_crypto *crypto, uint64_t crypto_session_id,
-		      bool zerocopy);
+		      bool zerocopy, bool payload_ro);
 
 /* pipeline_sched.c: starts every queued compound that may start now. */
 void smbd_pipeline_start_next(struct smbd_pipeline *p);

@@ -201,6 +201,7 @@ void smbd_pipeline_append(struct smbd_compound *c, uint8_t *hdr,
 		c->last_len += rsp->payload_len;
 	}
 	c->zerocopy = c->zerocopy || rsp->zerocopy;
+	c->payload_ro = c->payload_ro || rsp->payload_ro;
 	if (rsp->splice != NULL) {
 		c->splice = talloc_steal(c, rsp->splice);
 		c->splice_len = rsp->splice_len;
