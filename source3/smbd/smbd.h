@@ -179,6 +179,7 @@ struct smbd_server {
 	struct smbd_kernel_oplocks *kernel_oplocks;
 	/* mappings READs are answered from (files/read_map.c) */
 	struct smbd_read_map *read_maps;
+	size_t num_read_maps;           /* of them, mapped now */
 	size_t num_dying_sessions;      /* torn down, not yet freed */
 	size_t channel_waiters;         /* pipelines in channel_wait */
 	/*

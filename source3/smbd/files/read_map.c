@@ -38,6 +38,12 @@
 #define READ_MAP_RETRY_SECS 1
 /* The largest READ checked with one mincore(2) vector on the stack */
 #define READ_MAP_MAX_PAGES 2048
+/*
+ * Mappings at once: each is a VMA of the process, and vm.max_map_count
+ * (65530 by default) also bounds malloc's, the rings' and the threads'
+ * mappings, which must never fail because of ours.
+ */
+#define READ_MAP_MAX_MAPPED 4096
 
 struct smbd_read_map {
 	struct smbd_read_map *prev, *next;      /* server->read_maps */
@@ -71,6 +77,7 @@ static void map_unmap(struct smbd_read_map *m)
 		munmap(m->addr, m->len);
 		m->addr = NULL;
 		m->len = 0;
+		m->server->num_read_maps--;
 	}
 }
 
@@ -161,7 +168,8 @@ static bool map_open(struct smbd_read_map *m)
 	int ret;
 
 	m->retry_at = now_secs() + READ_MAP_RETRY_SECS;
-	if (!smbd_kernel_oplock_signal(m->server)) {
+	if (m->server->num_read_maps >= READ_MAP_MAX_MAPPED ||
+	    !smbd_kernel_oplock_signal(m->server)) {
 		return false;
 	}
 	if (!lease_take(m->fd)) {
@@ -185,6 +193,7 @@ static bool map_open(struct smbd_read_map *m)
 	m->id = st;
 	m->addr = addr;
 	m->len = (size_t)st.stx_size;
+	m->server->num_read_maps++;
 	DBG_NOTICE("fd %d: %zu bytes mapped under a read lease\n", m->fd,
 		 m->len);
 	return true;
