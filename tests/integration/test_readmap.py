@@ -185,6 +185,7 @@ def test_local_writer_breaks_the_lease(mserver):
     with signed(mserver) as c:
         f = c.open("local.bin", access=READ_ONLY)
         assert f.read(0, MiB) == data[:MiB]
+        mapped = count(mserver, MAPPED)
         out = {}
         t = threading.Thread(target=_local_open_for_writing, args=(p, out))
         t.start()
@@ -195,9 +196,9 @@ def test_local_writer_breaks_the_lease(mserver):
         want = b"L" * 4096 + data[4096:]
         assert f.read(0, MiB) == want[:MiB]
         time.sleep(1.2)          # the open may take a lease again
-        before = count(mserver, MAPPED)
         assert f.read(0, 2 * MiB) == want
-        assert count(mserver, MAPPED) == before + 1
+        # mapped again once, by this READ or the one before
+        assert count(mserver, MAPPED) == mapped + 1
         f.close()
 
 
