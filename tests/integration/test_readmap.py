@@ -103,6 +103,15 @@ def count(srv, what):
     return srv.log_path.read_text(errors="replace").count(what)
 
 
+def wait_count(srv, what, n, timeout=10):
+    """The count of what once it reaches n, or after timeout seconds
+    (the line may be written just after what the test waited for)."""
+    deadline = time.monotonic() + timeout
+    while count(srv, what) < n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return count(srv, what)
+
+
 def cases():
     lens = [MIN - 1, MIN, MIN + 1, MiB - 1, MiB, 3 * MiB + 7, 8 * MiB]
     out = [(0, n) for n in lens] + [(1, n) for n in (MIN, MiB, 8 * MiB)]
@@ -192,7 +201,7 @@ def test_local_writer_breaks_the_lease(mserver):
         t.join(30)
         assert not t.is_alive(), "the local open still waits"
         assert out["waited"] < 10, out
-        assert count(mserver, RELEASED) == released + 1
+        assert wait_count(mserver, RELEASED, released + 1) == released + 1
         want = b"L" * 4096 + data[4096:]
         assert f.read(0, MiB) == want[:MiB]
         time.sleep(1.2)          # the open may take a lease again

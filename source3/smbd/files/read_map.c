@@ -99,8 +99,11 @@ static int map_destructor(struct smbd_read_map *m)
 static void map_release(struct smbd_read_map *m)
 {
 	struct smbd_file *f = NULL;
-	int ret = unix_token_become_root();
+	int ret;
 
+	/* first: the writer goes on the moment the lease is gone */
+	DBG_NOTICE("fd %d: read lease released\n", m->fd);
+	ret = unix_token_become_root();
 	ret = ret == 0 ? fcntl(m->fd, F_SETLEASE, F_UNLCK) : ret;
 	unix_token_unbecome();
 	if (ret != 0) {
@@ -110,7 +113,6 @@ static void map_release(struct smbd_read_map *m)
 	map_unmap(m);
 	m->breaking = false;
 	m->retry_at = now_secs() + READ_MAP_RETRY_SECS;
-	DBG_NOTICE("fd %d: read lease released\n", m->fd);
 	f = smbd_file_find(m->server, &m->id);
 	if (f != NULL) {
 		smbd_oplock_wake(f);
