@@ -458,6 +458,7 @@ struct smbd_open {
 	struct smbd_lease *lease;
 	/* the mapping READs of this open are answered from, or NULL */
 	struct smbd_read_map *read_map;
+	uint32_t read_map_small;        /* small READs before it (read_map.c) */
 };
 
 /*

@@ -141,6 +141,27 @@ def test_signed_reads_same_bytes(mserver, share):
     assert mapped == (1 if share == "rmap" and mserver.maps else 0)
 
 
+def test_small_reads_map_from_the_eighth(mserver):
+    """READs under "min splice size" copy until the open's eighth: a
+    file read once in small pieces is not worth a lease and a mapping;
+    one read in many is.  The bytes are the same either way."""
+    data = pattern(MiB, seed=17)
+    put(mserver, "small.bin", data)
+    with signed(mserver) as c:
+        f = c.open("small.bin", access=READ_ONLY)
+        before = count(mserver, MAPPED)
+        for i in range(7):
+            off = i * 4096 * 3 + i
+            assert f.read(off, 4096) == data[off:off + 4096]
+        assert count(mserver, MAPPED) == before
+        for i in range(7, 40):
+            off = (i * 37 * 4096 + 5 * i) % (MiB - 4096)
+            assert f.read(off, 4096) == data[off:off + 4096]
+        assert f.read(MiB - 10, 4096) == data[MiB - 10:]
+        assert count(mserver, MAPPED) == before + (1 if mserver.maps else 0)
+        f.close()
+
+
 def test_encrypted_reads_mapped(mserver):
     """Encrypted READs are mapped too: the ciphertext goes to a buffer of
     its own and the mapping is only read (a write to it would fault)."""

@@ -44,6 +44,12 @@
  * mappings, which must never fail because of ours.
  */
 #define READ_MAP_MAX_MAPPED 4096
+/*
+ * READs under "min splice size" map only from an open's this many'th on:
+ * a lease and a mapping cost about six system calls, which an open read
+ * once or twice in small pieces does not win back.
+ */
+#define READ_MAP_SMALL_AFTER 8
 
 struct smbd_read_map {
 	struct smbd_read_map *prev, *next;      /* server->read_maps */
@@ -261,8 +267,11 @@ const uint8_t *smbd_read_map_get(TALLOC_CTX *mem_ctx,
 	struct read_map_use *u = NULL;
 	size_t n;
 
-	if (len == 0 || len < (size_t)req->tcon->share->min_splice_size ||
-	    !open_may_map(req)) {
+	if (len == 0 || !open_may_map(req)) {
+		return NULL;
+	}
+	if (m == NULL && len < (size_t)req->tcon->share->min_splice_size &&
+	    ++open->read_map_small < READ_MAP_SMALL_AFTER) {
 		return NULL;
 	}
 	if (m == NULL) {

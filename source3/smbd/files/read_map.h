@@ -20,8 +20,10 @@
  * away between the signature and the send, and no access can fault
  * (SIGBUS) on a truncated file.
  *
- * - Which READs: "smb2 read mode = auto" (the default), at least "min
- *   splice size" bytes, not spliced (signed, encrypted, in a compound, no
+ * - Which READs: "smb2 read mode = auto" (the default), of at least "min
+ *   splice size" bytes or from the open's 8th small READ on (a lease and
+ *   a mapping cost about six system calls; a 4 KiB READ from the mapping
+ *   saves a pread and an allocation), not spliced (signed, encrypted, in a compound, no
  *   pipe or ring), on a local file system (local_fs.h: a lease on NFS or FUSE does not hold
  *   off other machines), not on a "kernel oplocks" share (its leases are
  *   the oplocks'), through a VFS stack whose data are the file's pages
