@@ -28,6 +28,7 @@ smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 
 from test_write import READ_DATA, RW, Client  # noqa: E402
+import rawsmb  # noqa: E402
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="ringsmb's mapped reads")
@@ -241,6 +242,47 @@ def _held(got, head, tail):
     rest = got[len(head):]
     k = len(os.path.commonprefix([rest, tail[:len(rest)]]))
     return rest[k:] == bytes(len(rest) - k)
+
+
+def test_client_that_does_not_read(mserver):
+    """A client that stops taking its responses cannot hold a local
+    writer for the kernel's lease-break-time (45 s): 5 s after the break
+    its connection is dropped, the writer goes on, and the file serves
+    the next client as before."""
+    if not mserver.maps:
+        pytest.skip("the scratch directory is not on a local file system")
+    data = pattern(2 * MiB, seed=19)
+    p = put(mserver, "stall.bin", data)
+    with rawsmb.Conn("127.0.0.1", mserver.port, timeout=20) as c:
+        c.negotiate()
+        c.session_setup_anonymous()
+        c.tree_connect("rmap")
+        fid = c.create("stall.bin", desired_access=0x00120089)
+        # compounds of two 1 MiB READs: not spliced, so mapped; 24 MiB
+        # in all, more than both sockets' buffers hold (loopback: about
+        # 6 + 4 MiB at most)
+        body = rawsmb.read_body(file_id=fid, offset=0, length=MiB)
+        body += b"\0" * rawsmb.pad8(64 + len(body))
+        for _ in range(12):
+            first = c.pdu("READ", body, credit_charge=16,
+                          next_command=64 + len(body))
+            second = c.pdu("READ", body, credit_charge=16)
+            c.send(rawsmb.nbt(first + second))
+        time.sleep(1)            # the server's sends are stuck now
+        out = {}
+        t = threading.Thread(target=_local_open_for_writing, args=(p, out))
+        t.start()
+        t.join(40)
+        assert not t.is_alive(), "the local open still waits"
+        assert 4 <= out["waited"] < 20, out
+        assert wait_count(mserver, "hold a writer off the file", 1) == 1
+        with pytest.raises(rawsmb.Disconnected):
+            for _ in range(64):
+                c.recv_frame(timeout=5)
+    with signed(mserver) as r:
+        f = r.open("stall.bin", access=READ_ONLY)
+        assert f.read(0, MiB) == b"L" * 4096 + data[4096:MiB]
+        f.close()
 
 
 def test_local_truncate_while_reading(mserver):

@@ -27,12 +27,14 @@
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
 #include "lib/util/unix_token.h"
+#include <tevent.h>
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/kernel_oplock.h"
 #include "source3/smbd/files/local_fs.h"
 #include "source3/smbd/files/oplock.h"
 #include "source3/smbd/files/read_map.h"
 #include "source3/smbd/files/share_mode.h"
+#include "source3/smbd/transport/transport.h"
 
 /* After a break or a refusal, the open takes no lease for this long */
 #define READ_MAP_RETRY_SECS 1
@@ -50,6 +52,12 @@
  * once or twice in small pieces does not win back.
  */
 #define READ_MAP_SMALL_AFTER 8
+/*
+ * A break waits this long for the READs using the mapping; then the
+ * connections still holding one (a client that does not take its
+ * responses) are dropped, so a local writer never waits for a client.
+ */
+#define READ_MAP_BREAK_SECS 5
 
 struct smbd_read_map {
 	struct smbd_read_map *prev, *next;      /* server->read_maps */
@@ -61,12 +69,16 @@ struct smbd_read_map {
 	uint8_t *addr;                          /* NULL: idle */
 	size_t len;                             /* the file's size */
 	unsigned users;                         /* READs not yet sent */
+	struct read_map_use *uses;              /* they */
+	struct tevent_timer *break_te;          /* breaking: the bound */
 	bool breaking;
 	time_t retry_at;                        /* idle: CLOCK_MONOTONIC s */
 };
 
 struct read_map_use {
+	struct read_map_use *prev, *next;
 	struct smbd_read_map *map;
+	struct smbd_conn *conn;                 /* whose response it is */
 };
 
 static time_t now_secs(void)
@@ -118,6 +130,7 @@ static void map_release(struct smbd_read_map *m)
 	}
 	map_unmap(m);
 	m->breaking = false;
+	TALLOC_FREE(m->break_te);
 	m->retry_at = now_secs() + READ_MAP_RETRY_SECS;
 	f = smbd_file_find(m->server, &m->id);
 	if (f != NULL) {
@@ -125,7 +138,31 @@ static void map_release(struct smbd_read_map *m)
 	}
 }
 
-/* No new READ; released now if none is using it. */
+/*
+ * The break waited READ_MAP_BREAK_SECS: the responses still using the
+ * mapping sit in sockets their clients do not read.  Their connections
+ * go; the last use's end releases the lease.
+ */
+static void map_break_timeout(struct tevent_context *ev,
+			      struct tevent_timer *te, struct timeval now,
+			      void *private_data)
+{
+	struct smbd_read_map *m = talloc_get_type_abort(
+		private_data, struct smbd_read_map);
+	struct read_map_use *u = NULL, *next = NULL;
+
+	m->break_te = NULL;                     /* tevent frees it */
+	DBG_NOTICE("fd %d: %u READ responses not taken in %d s hold a "
+		   "writer off the file: dropping their connections\n",
+		   m->fd, m->users, READ_MAP_BREAK_SECS);
+	for (u = m->uses; u != NULL; u = next) {
+		next = u->next;
+		smbd_conn_terminate(u->conn, "its READ responses hold a "
+				    "writer off a file");
+	}
+}
+
+/* No new READ; released now if none is using it, else bounded. */
 static void map_break(struct smbd_read_map *m)
 {
 	if (m->addr == NULL) {
@@ -134,6 +171,13 @@ static void map_break(struct smbd_read_map *m)
 	m->breaking = true;
 	if (m->users == 0) {
 		map_release(m);
+		return;
+	}
+	if (m->break_te == NULL) {
+		m->break_te = tevent_add_timer(
+			m->server->ev, m,
+			tevent_timeval_current_ofs(READ_MAP_BREAK_SECS, 0),
+			map_break_timeout, m);
 	}
 }
 
@@ -141,6 +185,7 @@ static int use_destructor(struct read_map_use *u)
 {
 	struct smbd_read_map *m = u->map;
 
+	DLIST_REMOVE_SIMPLE(m->uses, u);
 	if (--m->users == 0 && m->breaking) {
 		map_release(m);
 	}
@@ -302,6 +347,8 @@ const uint8_t *smbd_read_map_get(TALLOC_CTX *mem_ctx,
 		return NULL;
 	}
 	u->map = m;
+	u->conn = req->conn;
+	DLIST_ADD_SIMPLE(m->uses, u);
 	m->users++;
 	talloc_set_destructor(u, use_destructor);
 	open->server->stats.reads_mapped++;

@@ -34,7 +34,9 @@
  * - A break (a local writer, or an SMB open for writing, which
  *   smbd_read_map_yield lets through at once): no new READ uses the
  *   mapping; the lease is released and the mapping unmapped when the
- *   last READ using it has been sent.  For a second the open does not
+ *   last READ using it has been sent.  A response its client does not
+ *   take would hold the writer for the kernel's lease-break-time (45
+ *   s): after 5 s the connections still holding one are dropped.  For a second the open does not
  *   take a lease again, so a writer is not broken again and again.
  * - Each READ using the mapping holds a reference to the open's
  *   descriptor (and so the lease), so a CLOSE on another channel meanwhile
