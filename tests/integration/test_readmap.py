@@ -20,20 +20,19 @@ from pathlib import Path
 
 import pytest
 
-import accounts
 from conftest import (SMBCLIENT, TARGET, VARIANTS, finish_server,
-                      make_scratch_dir, make_server, tool_binary)
+                      make_scratch_dir, make_server)
 
 smbprotocol = pytest.importorskip("smbprotocol")
 from smbprotocol.exceptions import SMBResponseException  # noqa: E402
 
+from test_admin import PASSWORD, USER, add_user  # noqa: E402
 from test_write import READ_DATA, RW, Client  # noqa: E402
 import rawsmb  # noqa: E402
 
 pytestmark = pytest.mark.skipif(TARGET != "ringsmb",
                                 reason="ringsmb's mapped reads")
 
-USER, PASSWORD = accounts.name("alice"), "S3cret-pw"
 MiB = 1024 * 1024
 MIN = 16384                     # "min splice size" of the shares
 SIZE = 9 * MiB + 12345
@@ -74,12 +73,7 @@ def mserver(request, share_tree, accounts):
          "params": dict(params, **{"smb2 read mode": "copy"})},
         {"name": "rmap_ko", "path": d, "read_only": False,
          "params": dict(params, **{"kernel oplocks": "yes"})}])
-    p = subprocess.run([str(tool_binary("smbpasswd")), "-c", str(srv.conf),
-                        "-s", "-a", USER],
-                       input=("%s\n%s\n" % (PASSWORD, PASSWORD)).encode(),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=30)
-    assert p.returncode == 0, p.stdout
+    add_user(srv)
     srv.wdir = d
     srv.maps = local_fs(d)
     yield srv

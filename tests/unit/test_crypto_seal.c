@@ -156,9 +156,14 @@ static void test_seal__ccm30_decrypt(void **state)
 }
 
 /* [ENC311] AES-128-GCM through the public API: the generator is set up
- * so that its next nonce is the published one.  two_steps: prepare (the
- * loop thread's half) and seal (a pool thread's) on their own. */
-static void gcm311_encrypt(TALLOC_CTX *mem_ctx, bool two_steps)
+ * so that its next nonce is the published one.  GCM311_TWO_STEPS: prepare
+ * (the loop thread's half) and seal (a pool thread's) on their own;
+ * GCM311_TO: sealed out of place, the plaintext left as it was (a
+ * read-only mapping) and the published ciphertext in a buffer of its
+ * own. */
+enum gcm311_how { GCM311_ONE_CALL, GCM311_TWO_STEPS, GCM311_TO };
+
+static void gcm311_encrypt(TALLOC_CTX *mem_ctx, enum gcm311_how how)
 {
 	TALLOC_CTX *tmp = talloc_new(mem_ctx);
 	uint8_t *key = unhex(tmp, "A2F5E80E5D59103034F32E52F698E5EC", NULL);
@@ -169,11 +174,23 @@ static void gcm311_encrypt(TALLOC_CTX *mem_ctx, bool two_steps)
 	struct iovec msg;
 	uint8_t *plain = unhex(tmp, enc311_plain, &msg.iov_len);
 	uint16_t gcm = SMB2_ENCRYPTION_AES128_GCM;
+	uint8_t *keep = talloc_memdup(tmp, plain, msg.iov_len);
+	uint8_t *out = talloc_size(tmp, msg.iov_len + 16);
 
 	msg.iov_base = plain;
-	if (!two_steps) {
+	if (how == GCM311_ONE_CALL) {
 		assert_int_equal(smb2_encrypt(gcm, key, 16, tf, &msg, 1,
 					      0x100000000025ULL, &ng), 0);
+	} else if (how == GCM311_TO) {
+		assert_int_equal(smb2_encrypt_prepare(gcm, 16, tf, &msg, 1,
+						      0x100000000025ULL, &ng),
+				 0);
+		assert_int_equal(smb2_encrypt_seal_to(gcm, key, 15, tf, &msg,
+						      1, out), -EINVAL);
+		assert_int_equal(smb2_encrypt_seal_to(gcm, key, 16, tf, &msg,
+						      1, out), 0);
+		assert_memory_equal(plain, keep, msg.iov_len);
+		plain = out;
 	} else {
 		/* a bad key length spends no nonce */
 		assert_int_equal(smb2_encrypt_prepare(gcm, 32, tf, &msg, 1, 1,
@@ -192,12 +209,17 @@ static void gcm311_encrypt(TALLOC_CTX *mem_ctx, bool two_steps)
 
 static void test_seal__gcm311_encrypt(void **state)
 {
-	gcm311_encrypt(*state, false);
+	gcm311_encrypt(*state, GCM311_ONE_CALL);
 }
 
 static void test_seal__gcm311_two_steps(void **state)
 {
-	gcm311_encrypt(*state, true);
+	gcm311_encrypt(*state, GCM311_TWO_STEPS);
+}
+
+static void test_seal__gcm311_to(void **state)
+{
+	gcm311_encrypt(*state, GCM311_TO);
 }
 
 static void test_seal__gcm311_decrypt(void **state)
@@ -463,34 +485,6 @@ static void test_seal__roundtrip_large(void **state)
 	for (c = 0; c < 4; c++) {
 		roundtrip_large(tmp, all_ciphers[c]);
 	}
-	talloc_free(tmp);
-}
-
-/* [ENC311] again, out of place: the plaintext is left as it was (a
- * read-only mapping) and the published ciphertext lands in out. */
-static void test_seal__gcm311_to(void **state)
-{
-	TALLOC_CTX *tmp = talloc_new(*state);
-	uint8_t *key = unhex(tmp, "A2F5E80E5D59103034F32E52F698E5EC", NULL);
-	struct smb2_nonce_gen ng = { .ready = true,
-				     .counter = 0x48AF9C262D82D6C7ULL,
-				     .fixed = { 0x90, 0x4C, 0x66, 0x4C } };
-	uint8_t tf[SMB2_TRANSFORM_HDR_SIZE];
-	struct iovec msg;
-	uint8_t *plain = unhex(tmp, enc311_plain, &msg.iov_len);
-	uint8_t *keep = talloc_memdup(tmp, plain, msg.iov_len);
-	uint8_t *out = talloc_size(tmp, msg.iov_len + 16);
-	uint16_t gcm = SMB2_ENCRYPTION_AES128_GCM;
-
-	msg.iov_base = plain;
-	assert_int_equal(smb2_encrypt_prepare(gcm, 16, tf, &msg, 1,
-					      0x100000000025ULL, &ng), 0);
-	assert_int_equal(smb2_encrypt_seal_to(gcm, key, 16, tf, &msg, 1, out),
-			 0);
-	assert_transformed(tf, out, msg.iov_len, enc311_transformed);
-	assert_memory_equal(plain, keep, msg.iov_len);
-	assert_int_equal(smb2_encrypt_seal_to(gcm, key, 15, tf, &msg, 1, out),
-			 -EINVAL);
 	talloc_free(tmp);
 }
 
