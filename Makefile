@@ -7,7 +7,8 @@ ASAN_WAF = WAFLOCK=.lock-waf_asan CC=clang buildtools/bin/waf
 TSAN_WAF = WAFLOCK=.lock-waf_tsan CC=clang buildtools/bin/waf
 
 .PHONY: all deps build asan tsan tsan-build run test unit integration fuzz \
-	compat bench bench-smb2bench stress install deb clean distclean
+	compat bench bench-smb2bench bench-connmem stress install deb \
+	clean distclean
 
 all: build
 
@@ -72,6 +73,10 @@ bench: build
 # the same servers with smb2bench as the client (docs/bench.md)
 bench-smb2bench: build
 	@tests/bench/run.sh smb2bench $(BENCH_ARGS)
+
+# what an idle authenticated connection costs each server (docs/bench.md)
+bench-connmem: build
+	@tests/bench/run.sh connmem $(BENCH_ARGS)
 
 # DESTDIR=/tmp/stage installs below it (docs/service.md, "make install")
 install: build

@@ -36,4 +36,9 @@ if [ "${1:-}" = smb2bench ]; then
 	shift
 	exec "$py" "$top/tests/bench/smb2bench.py" "$@"
 fi
+# run.sh connmem ...: idle connections' memory (tests/bench/connmem.py)
+if [ "${1:-}" = connmem ]; then
+	shift
+	exec "$py" "$top/tests/bench/connmem.py" "$@"
+fi
 exec "$py" "$top/tests/bench/bench.py" "$@"
