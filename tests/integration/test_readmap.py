@@ -72,7 +72,9 @@ def mserver(request, share_tree, accounts):
         {"name": "rmap_copy", "path": d, "read_only": False,
          "params": dict(params, **{"smb2 read mode": "copy"})},
         {"name": "rmap_ko", "path": d, "read_only": False,
-         "params": dict(params, **{"kernel oplocks": "yes"})}])
+         "params": dict(params, **{"kernel oplocks": "yes"})},
+        {"name": "rmap_noop", "path": d, "read_only": False,
+         "params": dict(params, **{"vfs objects": "noop"})}])
     add_user(srv)
     srv.wdir = d
     srv.maps = local_fs(d)
@@ -134,6 +136,19 @@ def test_signed_reads_same_bytes(mserver, share):
         f.close()
     mapped = count(mserver, MAPPED) - before
     assert mapped == (1 if share == "rmap" and mserver.maps else 0)
+
+
+def test_stack_that_cannot_map(mserver):
+    """vfs_noop's bytes are zeros, not the file's pages: its READs are
+    never mapped (the stack answers ENOSYS once) and read zeros."""
+    put(mserver, "noop.bin", pattern(2 * MiB, seed=23))
+    before = count(mserver, MAPPED)
+    with signed(mserver, "rmap_noop") as c:
+        f = c.open("noop.bin", access=READ_ONLY)
+        for i in range(12):
+            assert f.read(i * 4096, MiB) == bytes(MiB)
+        f.close()
+    assert count(mserver, MAPPED) == before
 
 
 def test_small_reads_map_from_the_eighth(mserver):

@@ -72,6 +72,7 @@ struct smbd_read_map {
 	struct read_map_use *uses;              /* they */
 	struct tevent_timer *break_te;          /* breaking: the bound */
 	bool breaking;
+	bool never;             /* not a local file system, or no mapping */
 	time_t retry_at;                        /* idle: CLOCK_MONOTONIC s */
 };
 
@@ -240,6 +241,7 @@ static bool map_open(struct smbd_read_map *m)
 	ret = vfs_map_read(m->fh, (size_t)st.stx_size, &addr);
 	if (ret != 0) {
 		DBG_DEBUG("fd %d: not mapped: %s\n", m->fd, strerror(-ret));
+		m->never = ret == -ENOSYS;      /* this stack cannot, ever */
 		lease_drop(m->fd);
 		return false;
 	}
@@ -320,15 +322,16 @@ const uint8_t *smbd_read_map_get(TALLOC_CTX *mem_ctx,
 		return NULL;
 	}
 	if (m == NULL) {
-		/* first READ: only where a lease holds off every writer */
-		if (!smbd_local_fs(open->fh->fd)) {
-			return NULL;
-		}
 		m = map_new(open);
 		if (m == NULL) {
 			return NULL;
 		}
+		/* only where a lease holds off every writer: asked once */
+		m->never = !smbd_local_fs(open->fh->fd);
 		m->retry_at = 0;
+	}
+	if (m->never) {
+		return NULL;
 	}
 	if (m->addr == NULL &&
 	    (now_secs() < m->retry_at || !map_open(m))) {
