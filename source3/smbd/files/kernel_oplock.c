@@ -79,14 +79,25 @@ static int lease_destructor(struct ko_lease *l)
 	return 0;
 }
 
+bool smbd_lease_set(int fd, int type)
+{
+	/*
+	 * F_SETSIG first: the signal carries si_fd only with it.  Both as
+	 * the daemon itself (CAP_LEASE), also inside the request's hold.
+	 */
+	bool ok = unix_token_become_root() == 0 &&
+		  (type == F_UNLCK ||
+		   fcntl(fd, F_SETSIG, SMBD_LEASE_SIGNAL) == 0) &&
+		  fcntl(fd, F_SETLEASE, type) == 0;
+
+	unix_token_unbecome();
+	return ok;
+}
+
 /* The lease goes: the local opener's open(2) returns at once. */
 static void lease_release(struct ko_lease *l)
 {
-	int ret = unix_token_become_root();
-
-	ret = ret == 0 ? fcntl(l->fd, F_SETLEASE, F_UNLCK) : ret;
-	unix_token_unbecome();
-	if (ret != 0) {
+	if (!smbd_lease_set(l->fd, F_UNLCK)) {
 		DBG_WARNING("releasing the lease on fd %d: %s\n", l->fd,
 			    strerror(errno));
 	}
@@ -233,20 +244,6 @@ bool smbd_kernel_oplock_signal(struct smbd_server *server)
 
 /* ---- grant and release ---- */
 
-static bool lease_take(struct vfs_fh *fh)
-{
-	/*
-	 * F_SETSIG first: the signal carries si_fd only with it.  Both as
-	 * the daemon itself (CAP_LEASE), also inside the request's hold.
-	 */
-	bool ok = unix_token_become_root() == 0 &&
-		  fcntl(fh->fd, F_SETSIG, SMBD_LEASE_SIGNAL) == 0 &&
-		  fcntl(fh->fd, F_SETLEASE, F_WRLCK) == 0;
-
-	unix_token_unbecome();
-	return ok;
-}
-
 uint8_t smbd_kernel_oplock_grant(struct smbd_tcon *tcon, struct vfs_fh *fh,
 				 const struct statx *st, uint8_t level)
 {
@@ -265,7 +262,7 @@ uint8_t smbd_kernel_oplock_grant(struct smbd_tcon *tcon, struct vfs_fh *fh,
 	if (l == NULL) {
 		return SMB2_OPLOCK_LEVEL_NONE;
 	}
-	if (!lease_take(fh)) {
+	if (!smbd_lease_set(fh->fd, F_WRLCK)) {
 		/* EAGAIN: another descriptor of the file is open somewhere */
 		DBG_INFO("no kernel oplock on fd %d: %s\n", fh->fd,
 			 strerror(errno));

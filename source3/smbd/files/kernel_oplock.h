@@ -48,6 +48,14 @@ bool smbd_kernel_oplocks(const struct lp_share *share);
 bool smbd_kernel_oplock_signal(struct smbd_server *server);
 
 /*
+ * F_SETLEASE type (F_RDLCK, F_WRLCK, F_UNLCK) on fd as the daemon, with
+ * F_SETSIG SMBD_LEASE_SIGNAL before taking one; false and errno if
+ * refused (EAGAIN: a conflicting open somewhere).  Call
+ * smbd_kernel_oplock_signal first.
+ */
+bool smbd_lease_set(int fd, int type);
+
+/*
  * CREATE decided to grant level on fh, an open on tcon's share of the
  * file st: on a kernel oplocks share, take the lease that backs an
  * EXCLUSIVE/BATCH oplock.  Returns the level to grant (NONE when the

@@ -26,7 +26,6 @@
 #include "lib/param/param.h"
 #include "lib/util/debug.h"
 #include "lib/util/dlist.h"
-#include "lib/util/unix_token.h"
 #include <tevent.h>
 #include "source3/modules/vfs.h"
 #include "source3/smbd/files/kernel_oplock.h"
@@ -118,14 +117,10 @@ static int map_destructor(struct smbd_read_map *m)
 static void map_release(struct smbd_read_map *m)
 {
 	struct smbd_file *f = NULL;
-	int ret;
 
 	/* first: the writer goes on the moment the lease is gone */
 	DBG_NOTICE("fd %d: read lease released\n", m->fd);
-	ret = unix_token_become_root();
-	ret = ret == 0 ? fcntl(m->fd, F_SETLEASE, F_UNLCK) : ret;
-	unix_token_unbecome();
-	if (ret != 0) {
+	if (!smbd_lease_set(m->fd, F_UNLCK)) {
 		DBG_WARNING("releasing the read lease on fd %d: %s\n", m->fd,
 			    strerror(errno));
 	}
@@ -195,25 +190,6 @@ static int use_destructor(struct read_map_use *u)
 
 /* ---- taking the lease and mapping ---- */
 
-static bool lease_take(int fd)
-{
-	/* F_SETSIG first: the signal carries si_fd only with it */
-	bool ok = unix_token_become_root() == 0 &&
-		  fcntl(fd, F_SETSIG, SMBD_LEASE_SIGNAL) == 0 &&
-		  fcntl(fd, F_SETLEASE, F_RDLCK) == 0;
-
-	unix_token_unbecome();
-	return ok;
-}
-
-static void lease_drop(int fd)
-{
-	if (unix_token_become_root() == 0) {
-		(void)fcntl(fd, F_SETLEASE, F_UNLCK);
-	}
-	unix_token_unbecome();
-}
-
 /* Lease, then size (fixed while it is held), then mapping. */
 static bool map_open(struct smbd_read_map *m)
 {
@@ -226,7 +202,7 @@ static bool map_open(struct smbd_read_map *m)
 	    !smbd_kernel_oplock_signal(m->server)) {
 		return false;
 	}
-	if (!lease_take(m->fd)) {
+	if (!smbd_lease_set(m->fd, F_RDLCK)) {
 		/* EAGAIN: the file is open for writing somewhere */
 		DBG_DEBUG("fd %d: no read lease: %s\n", m->fd,
 			  strerror(errno));
@@ -235,14 +211,14 @@ static bool map_open(struct smbd_read_map *m)
 	if (!NT_STATUS_IS_OK(vfs_fstat(m->fh, &st)) ||
 	    !S_ISREG(st.stx_mode) || st.stx_size == 0 ||
 	    st.stx_size > SIZE_MAX) {
-		lease_drop(m->fd);
+		(void)smbd_lease_set(m->fd, F_UNLCK);
 		return false;
 	}
 	ret = vfs_map_read(m->fh, (size_t)st.stx_size, &addr);
 	if (ret != 0) {
 		DBG_DEBUG("fd %d: not mapped: %s\n", m->fd, strerror(-ret));
 		m->never = ret == -ENOSYS;      /* this stack cannot, ever */
-		lease_drop(m->fd);
+		(void)smbd_lease_set(m->fd, F_UNLCK);
 		return false;
 	}
 	m->id = st;
